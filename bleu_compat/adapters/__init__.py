@@ -1,0 +1,87 @@
+"""Adapters: run sacreBLEU and NLTK on a card request (SPEC.md §7).
+
+Interface shared by the harness, ``score --compare`` and the catalog:
+
+* :class:`AdapterResult` — one library's answer to one request in one mode;
+* :func:`run_adapter(library, mode, tool_id, request)` — the only entry point
+  callers use; it imports the library lazily (the core never imports
+  sacreBLEU or NLTK) and never mutates ``request``.
+
+Modes: ``"as_called"`` is what a user gets calling the library the usual
+way; ``"mapped"`` is everything the adapter can honestly do to make the
+library compute the card's semantics. Where a library cannot express the
+card's semantics, ``output`` is None and ``not_representable`` says why.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+__all__ = ["LIBRARIES", "MODES", "AdapterResult", "run_adapter", "library_version"]
+
+LIBRARIES = ("sacrebleu", "nltk")
+MODES = ("as_called", "mapped")
+
+
+@dataclass(frozen=True)
+class AdapterResult:
+    """One library's result for one card request.
+
+    Attributes:
+        library: ``"sacrebleu"`` or ``"nltk"``.
+        version: the installed version of that library, e.g. ``"2.6.0"``.
+        mode: ``"as_called"`` or ``"mapped"``.
+        tool_id: the card the request is for.
+        output: the result in the card's output shape (0–1 scale, full doubles,
+            ``decimals`` applied as the card says), or None when not representable
+            or the library raised.
+        raw: the library's own values, JSON-serialisable (e.g. sacreBLEU's
+            ``score`` on the 0–100 scale, ``counts``, ``totals``, ``bp``).
+        not_representable: why the library cannot express the request in this
+            mode, or None.
+        error: ``"ExceptionType: message"`` when the library raised, or None.
+    """
+
+    library: str
+    version: str
+    mode: str
+    tool_id: str
+    output: dict[str, Any] | None
+    raw: dict[str, Any] = field(default_factory=dict)
+    not_representable: str | None = None
+    error: str | None = None
+
+
+def library_version(library: str) -> str:
+    """The installed version of ``library`` (``"sacrebleu"`` or ``"nltk"``).
+
+    Raises:
+        OracleUnavailableError: the library is not installed.
+    """
+    from importlib import metadata
+
+    from bleu_compat.errors import OracleUnavailableError
+
+    try:
+        return metadata.version(library)
+    except metadata.PackageNotFoundError:
+        raise OracleUnavailableError(f"{library} is not installed") from None
+
+
+def run_adapter(library: str, mode: str, tool_id: str, request: dict[str, Any]) -> AdapterResult:
+    """Run ``library`` in ``mode`` on a validated card ``request``.
+
+    Raises:
+        ValueError: unknown library or mode.
+        OracleUnavailableError: the library is not installed.
+    """
+    if library not in LIBRARIES:
+        raise ValueError(f"library={library!r} must be one of {LIBRARIES}")
+    if mode not in MODES:
+        raise ValueError(f"mode={mode!r} must be one of {MODES}")
+    if library == "sacrebleu":
+        from bleu_compat.adapters import sacrebleu as module
+    else:
+        from bleu_compat.adapters import nltk as module
+    return module.run(mode, tool_id, request)

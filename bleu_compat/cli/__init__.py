@@ -1,0 +1,66 @@
+"""The ``bleu-compat`` command line: ``main(argv=None) -> int``.
+
+Each command lives in its own module under ``bleu_compat.cli`` and exposes
+``register(subparsers)``, which adds its parser and sets ``func`` (a callable
+taking the parsed arguments and returning the exit status). This package is
+the only place that prints or exits.
+
+Exit status: 0 success (tools agree); 1 discrepancies (crosscheck, gate,
+score --compare); 2 usage or input error; 3 an internal error (a bug: the
+message says so, without a traceback).
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+from typing import Sequence
+
+__all__ = ["main", "COMMAND_MODULES"]
+
+# Modules that register commands, in the order --help lists them.
+COMMAND_MODULES = (
+    "bleu_compat.cli.core",
+)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The top-level parser with every registered command."""
+    from bleu_compat import __version__
+
+    parser = argparse.ArgumentParser(
+        prog="bleu-compat",
+        description="Exactly specified BLEU, and why sacreBLEU and NLTK disagree.",
+    )
+    parser.add_argument("--version", action="version", version=f"bleu-compat {__version__}")
+    subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
+    subparsers.required = True
+    for name in COMMAND_MODULES:
+        importlib.import_module(name).register(subparsers)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the command line; return the exit status (never raises, never a traceback)."""
+    parser = build_parser()
+    try:
+        args = parser.parse_args(argv)
+    except SystemExit as exc:  # argparse: --help (0) or a usage error (2)
+        return int(exc.code or 0) if isinstance(exc.code, int) else 2
+    try:
+        return int(args.func(args))
+    except KeyboardInterrupt:
+        print("bleu-compat: interrupted", file=sys.stderr)
+        return 130
+    except BrokenPipeError:
+        try:
+            sys.stdout = None  # type: ignore[assignment]
+        finally:
+            return 0
+    except Exception as exc:  # a bug: say so in one line, never a traceback
+        print(
+            f"bleu-compat: internal error ({type(exc).__name__}: {exc}); please report it",
+            file=sys.stderr,
+        )
+        return 3
