@@ -34,6 +34,8 @@ def to_fixed_str(x: float, decimals: int) -> str:
         raise ValueError(f"x={x!r} must be finite")
     if abs(x) >= 1e21:  # ECMA-262: toFixed falls back to ToString
         return js_number_str(x)
+    if x == 0:
+        x = 0.0  # (-0).toFixed(2) is "0.00": -0 is not < 0 (ECMA-262 step 9)
     exact = decimal.Decimal(x)  # the exact binary value
     q = exact.quantize(decimal.Decimal(1).scaleb(-decimals), context=_CONTEXT)
     return f"{q:f}"
