@@ -1,0 +1,453 @@
+"""Command ``score``: corpus BLEU of one or more systems, optionally beside sacreBLEU and NLTK.
+
+Two calling conventions:
+
+* ``bleu-compat score HYP REF [REF ...]`` — one system (the original form);
+  by default prints multi-bleu.perl's one-line summary;
+* ``bleu-compat score REF [REF ...] -i SYS [SYS ...]`` — sacreBLEU's
+  convention, several systems at once; by default prints a table.
+
+``--compare`` adds, per system, sacreBLEU's and NLTK's values on the same
+tokens (as users call them) and the catalog entries that explain every
+difference (:mod:`bleu_compat.compare`); an unexplained difference exits 1.
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import io
+import sys
+from typing import Any, Sequence
+
+from bleu_compat.bleu import BleuResult, bleu_from_stats
+from bleu_compat.corpus_io import (
+    READING_RULES,
+    CorpusFile,
+    CorpusReadError,
+    check_line_counts,
+    read_lines,
+)
+from bleu_compat.errors import BleuCompatError
+from bleu_compat.jsonio import dumps_js
+from bleu_compat.rounding import js_number_str, to_fixed_str
+from bleu_compat.tokenizers import TOKENIZERS, tokenize_lines
+
+__all__ = ["register", "summary_line", "result_json", "cmd_score"]
+
+FORMATS = ("line", "table", "json", "markdown", "csv")
+_PROG = "bleu-compat score"
+_LIB_NAMES = {"sacrebleu": "sacreBLEU", "nltk": "NLTK"}
+
+
+def register(subparsers: Any) -> None:
+    """Add the ``score`` command."""
+    p = subparsers.add_parser(
+        "score",
+        help="corpus BLEU of one or more systems (optionally beside sacreBLEU and NLTK)",
+        description=(
+            "Corpus BLEU (Papineni et al. 2002, the bleu-corpus-compute card's formula) of "
+            "one or more systems. Either `score HYP REF [REF ...]` (one system) or, "
+            "sacreBLEU's convention, `score REF [REF ...] -i SYS [SYS ...]` (several "
+            "systems; put -i after the references). Every reference file is one more "
+            "reference per segment (multi-reference BLEU). Reading rules: " + READING_RULES
+        ),
+        epilog=(
+            "Exit status: 0 success; 1 --compare found a difference that no catalog entry "
+            "explains (printed as UNEXPECTED); 2 a usage or input error."
+        ),
+    )
+    p.add_argument(
+        "files", metavar="FILE", nargs="+",
+        help="HYP REF [REF ...], or with -i only the REF files",
+    )
+    p.add_argument(
+        "-i", "--input", metavar="SYS", nargs="+", dest="systems",
+        help="system output file(s); then every FILE is a reference",
+    )
+    p.add_argument(
+        "--tokenize", choices=TOKENIZERS, default="none",
+        help=(
+            "none (default): tokens are whitespace-separated (Python str.split: Unicode "
+            "whitespace, NBSP included; U+200B and U+FEFF are not whitespace). 13a, intl, "
+            "zh, char: tokenize raw text with sacreBLEU's own tokenizers first (needs "
+            "sacreBLEU). A convenience of the command line, outside the tools' contract: "
+            "the cards take tokens."
+        ),
+    )
+    p.add_argument("--max-order", type=int, default=4, metavar="N", help="largest n-gram order (default 4)")
+    p.add_argument(
+        "--format", choices=FORMATS, default=None,
+        help=(
+            "line: multi-bleu.perl's one-line summary (default for one system); table: "
+            "aligned text (default for several); json: full doubles; markdown; csv: full doubles"
+        ),
+    )
+    p.add_argument(
+        "--json", action="store_true",
+        help="with one system and no --format: the card's output object (0-1 scale); "
+        "otherwise the same as --format json",
+    )
+    p.add_argument(
+        "--decimals", type=int, default=2, metavar="D",
+        help="decimals of BLEU (0-100 scale) in line/table/markdown output (default 2; "
+        "rounded like JavaScript toFixed)",
+    )
+    p.add_argument(
+        "--compare", action="store_true",
+        help=(
+            "for each system, sacreBLEU's and NLTK's BLEU on the same tokens, as users call "
+            "them (sacrebleu.corpus_bleu with tokenize='none'; nltk corpus_bleu), the "
+            "difference in points and in ULPs (0-1 scale), and the divergence-catalog "
+            "entries that explain each difference; an unexplained one is UNEXPECTED (exit 1)"
+        ),
+    )
+    p.add_argument(
+        "--segments", metavar="FILE.jsonl",
+        help=(
+            "write per-segment sufficient statistics, one JSON object per line: system, "
+            "segment (0-based), line (1-based), matches, totals, hyp_len, ref_len (closest)"
+        ),
+    )
+    p.set_defaults(func=cmd_score)
+
+
+# ---------------------------------------------------------------- formatting
+
+
+def summary_line(result: BleuResult) -> str:
+    """The familiar one-line summary (multi-bleu.perl's form), BLEU on the 0–100 scale.
+
+    ``BLEU = 23.17, 53.8/29.6/17.6/10.3 (BP=1.000, ratio=1.074, hyp_len=1989, ref_len=1852)``;
+    numbers are rounded like JavaScript ``toFixed``.
+    """
+    return _summary_line(result, 2)
+
+
+def _summary_line(result: BleuResult, decimals: int) -> str:
+    s = result.stats
+    precisions = "/".join(to_fixed_str(100 * p, 1) for p in result.precisions)
+    ratio = to_fixed_str(s.hyp_len / s.ref_len, 3) if s.ref_len else "inf"
+    return (
+        f"BLEU = {to_fixed_str(100 * result.bleu, decimals)}, {precisions} "
+        f"(BP={to_fixed_str(result.brevity_penalty, 3)}, ratio={ratio}, "
+        f"hyp_len={s.hyp_len}, ref_len={s.ref_len})"
+    )
+
+
+def result_json(result: BleuResult) -> dict[str, Any]:
+    """The result in bleu-corpus-compute's output shape (full doubles)."""
+    return {
+        "bleu": result.bleu,
+        "brevity_penalty": result.brevity_penalty,
+        "candidate_length": result.stats.hyp_len,
+        "reference_length": result.stats.ref_len,
+        "max_order": result.max_order,
+        "matches": list(result.stats.matches),
+        "totals": list(result.stats.totals),
+    }
+
+
+def _ratio(result: BleuResult) -> float | None:
+    s = result.stats
+    return s.hyp_len / s.ref_len if s.ref_len else None
+
+
+def _system_json(name: str, result: BleuResult) -> dict[str, Any]:
+    row: dict[str, Any] = {"system": name, "score": 100 * result.bleu}
+    row.update(result_json(result))
+    row["precisions"] = [100 * p for p in result.precisions]
+    row["ratio"] = _ratio(result)
+    return row
+
+
+def _header(max_order: int) -> list[str]:
+    return ["System", "BLEU", *[f"P{n}" for n in range(1, max_order + 1)],
+            "BP", "ratio", "hyp_len", "ref_len"]
+
+
+def _rounded_row(name: str, result: BleuResult, decimals: int) -> list[str]:
+    ratio = _ratio(result)
+    return [
+        name,
+        to_fixed_str(100 * result.bleu, decimals),
+        *[to_fixed_str(100 * p, 1) for p in result.precisions],
+        to_fixed_str(result.brevity_penalty, 3),
+        to_fixed_str(ratio, 3) if ratio is not None else "inf",
+        str(result.stats.hyp_len),
+        str(result.stats.ref_len),
+    ]
+
+
+def _aligned(rows: list[list[str]]) -> str:
+    widths = [max(len(r[k]) for r in rows) for k in range(len(rows[0]))]
+    lines = []
+    for row in rows:
+        cells = [row[0].ljust(widths[0])] + [c.rjust(w) for c, w in zip(row[1:], widths[1:])]
+        lines.append("  ".join(cells).rstrip())
+    return "\n".join(lines)
+
+
+def _markdown(rows: list[list[str]]) -> str:
+    out = ["| " + " | ".join(rows[0]) + " |", "|---" + "|---:" * (len(rows[0]) - 1) + "|"]
+    out += ["| " + " | ".join(c.replace("|", "\\|") for c in r) + " |" for r in rows[1:]]
+    return "\n".join(out)
+
+
+def _fmt_value(field: str, value: Any, other: Any) -> str:
+    """A value for a difference line: BLEU on 0–100, 6 decimals unless that hides the difference."""
+    if isinstance(value, float) and isinstance(other, (int, float)):
+        scale = 100 if field == "bleu" else 1
+        a, b = scale * value, scale * float(other)
+        sa, sb = to_fixed_str(a, 6), to_fixed_str(b, 6)
+        return sa if sa != sb else js_number_str(a)
+    if isinstance(value, (list, tuple)):
+        return "[" + ", ".join(js_number_str(v) if isinstance(v, (int, float)) else str(v) for v in value) + "]"
+    return str(value)
+
+
+def _fmt_points(d: float) -> str:
+    if d == 0:
+        return "+0"
+    return f"{d:+.6f}" if abs(d) >= 1e-6 else f"{d:+.1e}"
+
+
+def _difference_lines(lib: Any) -> list[str]:
+    name = _LIB_NAMES.get(lib.library, lib.library)
+    lines = []
+    for d in lib.differences:
+        card_s = _fmt_value(d.field, d.card_value, d.library_value)
+        lib_s = _fmt_value(d.field, d.library_value, d.card_value)
+        where = f"{d.field} {lib_s} vs {card_s}" if d.field != "bleu" else f"{lib_s} vs {card_s}"
+        ulps = f", {d.ulps} ULPs" if d.ulps is not None else ""
+        if d.unexpected:
+            why = f"; {d.catalog_error}" if d.catalog_error else ""
+            lines.append(
+                f"UNEXPECTED {name}: {where}{ulps}: no catalog entry explains it{why}"
+            )
+            continue
+        for e in d.explanations:
+            lines.append(f"{name}: {e.facts or e.title} ({e.id}): {where}{ulps}")
+    return lines
+
+
+def _compare_text(comparisons: Sequence[Any], versions: dict[str, str], markdown: bool) -> str:
+    libs = ", ".join(f"{_LIB_NAMES[k]} {v}" for k, v in versions.items())
+    out = [
+        "",
+        ("## " if markdown else "")
+        + f"Parity on the same tokens, libraries as users call them ({libs}); "
+        "card = bleu-compat; points on the 0-100 scale, ULPs on the card's 0-1 scale",
+    ]
+    for c in comparisons:
+        out.append("")
+        out.append(f"### {c.system}" if markdown else c.system)
+        rows = [["", "BLEU", "diff (points)", "ULPs", "verdict"],
+                ["card", js_number_str(c.card_score), "", "", ""]]
+        notes: list[str] = []
+        for lib in c.libraries:
+            label = f"{_LIB_NAMES.get(lib.library, lib.library)} {lib.version}"
+            if lib.score is None:
+                rows.append([label, "-", "", "", "UNEXPECTED" if lib.unexpected else "explained"])
+            else:
+                bleu_diff = next((d for d in lib.differences if d.field == "bleu"), None)
+                ulps = bleu_diff.ulps if bleu_diff is not None else 0
+                verdict = (
+                    "identical" if not lib.differences
+                    else "UNEXPECTED" if lib.unexpected else "explained"
+                )
+                rows.append([
+                    label, js_number_str(lib.score), _fmt_points(lib.score - c.card_score),
+                    str(ulps) if ulps is not None else "-", verdict,
+                ])
+            notes += _difference_lines(lib)
+        if markdown:
+            out.append(_markdown(rows))
+            out += [f"- {n}" for n in notes]
+        else:
+            out.append("\n".join("  " + line for line in _aligned(rows).splitlines()))
+            out += [f"    {n}" for n in notes]
+    return "\n".join(out)
+
+
+def _compare_json(c: Any) -> dict[str, Any]:
+    return {
+        "card": c.card,
+        "unexpected": c.unexpected,
+        "libraries": [
+            {
+                "library": lib.library,
+                "version": lib.version,
+                "mode": "as_called",
+                "score": lib.score,
+                "output": lib.output,
+                "error": lib.error,
+                "not_representable": lib.not_representable,
+                "differences": [
+                    {
+                        "field": d.field,
+                        "card_value": d.card_value,
+                        "library_value": d.library_value,
+                        "ulps": d.ulps,
+                        "unexpected": d.unexpected,
+                        "explanations": [
+                            {"id": e.id, "title": e.title, "facts": e.facts}
+                            for e in d.explanations
+                        ],
+                    }
+                    for d in lib.differences
+                ],
+            }
+            for lib in c.libraries
+        ],
+    }
+
+
+# ---------------------------------------------------------------- the command
+
+
+def _fail(message: str) -> int:
+    print(f"{_PROG}: {message}", file=sys.stderr)
+    return 2
+
+
+def cmd_score(args: argparse.Namespace) -> int:
+    """Run ``score``; return the exit status (0, 1 on UNEXPECTED with --compare, 2 on bad input)."""
+    if args.max_order < 1:
+        return _fail(f"--max-order={args.max_order} must be >= 1")
+    if not 0 <= args.decimals <= 15:
+        return _fail(f"--decimals={args.decimals} must be between 0 and 15")
+    legacy = args.systems is None
+    if legacy:
+        if len(args.files) < 2:
+            return _fail("give HYP and at least one REF, or REF ... -i SYS ...")
+        system_paths, ref_paths = args.files[:1], args.files[1:]
+    else:
+        system_paths, ref_paths = args.systems, args.files
+    fmt = args.format or ("json" if args.json else "line" if len(system_paths) == 1 else "table")
+    try:
+        refs = [read_lines(path) for path in ref_paths]
+        systems = [read_lines(path) for path in system_paths]
+        check_line_counts(refs)
+        for s in systems:
+            check_line_counts([s, refs[0]])
+    except CorpusReadError as exc:
+        return _fail(str(exc))
+    seen: set[str] = set()
+    for f in [*refs, *systems]:
+        for warning in f.warnings:
+            if warning not in seen:
+                seen.add(warning)
+                print(f"{_PROG}: warning: {warning}", file=sys.stderr)
+    try:
+        ref_tokens = [tokenize_lines(r.lines, args.tokenize) for r in refs]
+        sys_tokens = [tokenize_lines(s.lines, args.tokenize) for s in systems]
+    except (BleuCompatError, ImportError) as exc:
+        return _fail(str(exc))
+    references = [list(seg) for seg in zip(*ref_tokens)]
+    results = []
+    per_segment: list[list[Any]] = []
+    from bleu_compat.compare import segment_statistics
+
+    for hyps in sys_tokens:
+        segs = segment_statistics(hyps, references, max_order=args.max_order)
+        per_segment.append(segs)
+        total = segs[0]
+        for s in segs[1:]:
+            total = total + s
+        results.append(bleu_from_stats(total))
+
+    if args.segments:
+        try:
+            _write_segments(args.segments, systems, per_segment)
+        except OSError as exc:
+            return _fail(f"cannot write {args.segments}: {exc.strerror or exc}")
+
+    comparisons: list[Any] = []
+    versions: dict[str, str] = {}
+    if args.compare:
+        from bleu_compat.adapters import library_version
+        from bleu_compat.compare import compare_system
+
+        try:
+            versions = {lib: library_version(lib) for lib in ("sacrebleu", "nltk")}
+            comparisons = [
+                compare_system(s.path, hyps, references, max_order=args.max_order)
+                for s, hyps in zip(systems, sys_tokens)
+            ]
+        except (BleuCompatError, ImportError) as exc:
+            return _fail(f"--compare: {exc}")
+
+    names = [s.path for s in systems]
+    if fmt == "json" and legacy and args.json and not args.format and not args.compare:
+        print(dumps_js(result_json(results[0]), indent=2))  # the original `score --json`
+    elif fmt == "json":
+        doc: dict[str, Any] = {
+            "tokenize": args.tokenize,
+            "max_order": args.max_order,
+            "references": [r.path for r in refs],
+            "segments": len(references),
+            "systems": [_system_json(n, r) for n, r in zip(names, results)],
+            "warnings": sorted(seen),
+        }
+        if args.compare:
+            doc["versions"] = versions
+            for row, c in zip(doc["systems"], comparisons):
+                row["compare"] = _compare_json(c)
+        print(dumps_js(doc, indent=2))
+    elif fmt == "csv":
+        print(_csv(names, results, comparisons, args.max_order), end="")
+    else:
+        if fmt == "line":
+            for n, r in zip(names, results):
+                line = _summary_line(r, args.decimals)
+                print(line if len(names) == 1 else f"{n}: {line}")
+        else:
+            rows = [_header(args.max_order)] + [
+                _rounded_row(n, r, args.decimals) for n, r in zip(names, results)
+            ]
+            print(_markdown(rows) if fmt == "markdown" else _aligned(rows))
+        if args.compare:
+            print(_compare_text(comparisons, versions, fmt == "markdown"))
+    return 1 if any(c.unexpected for c in comparisons) else 0
+
+
+def _csv(names: list[str], results: list[BleuResult], comparisons: list[Any], max_order: int) -> str:
+    buf = io.StringIO()
+    writer = csv.writer(buf, lineterminator="\n")
+    header = ["system", "bleu", *[f"p{n}" for n in range(1, max_order + 1)],
+              "bp", "ratio", "hyp_len", "ref_len"]
+    if comparisons:
+        for lib in comparisons[0].libraries:
+            header += [lib.library, f"{lib.library}_ulps", f"{lib.library}_unexpected"]
+    writer.writerow(header)
+    for k, (n, r) in enumerate(zip(names, results)):
+        ratio = _ratio(r)
+        row = [n, js_number_str(100 * r.bleu), *[js_number_str(100 * p) for p in r.precisions],
+               js_number_str(r.brevity_penalty), js_number_str(ratio) if ratio is not None else "",
+               r.stats.hyp_len, r.stats.ref_len]
+        if comparisons:
+            for lib in comparisons[k].libraries:
+                d = next((d for d in lib.differences if d.field == "bleu"), None)
+                row += [
+                    js_number_str(lib.score) if lib.score is not None else "",
+                    (d.ulps if d is not None and d.ulps is not None else 0),
+                    str(lib.unexpected).lower(),
+                ]
+        writer.writerow(row)
+    return buf.getvalue()
+
+
+def _write_segments(path: str, systems: list[CorpusFile], per_segment: list[list[Any]]) -> None:
+    with open(path, "w", encoding="utf-8", newline="\n") as handle:
+        for system, segs in zip(systems, per_segment):
+            for index, s in enumerate(segs):
+                handle.write(dumps_js({
+                    "system": system.path,
+                    "segment": index,
+                    "line": index + 1,
+                    "matches": list(s.matches),
+                    "totals": list(s.totals),
+                    "hyp_len": s.hyp_len,
+                    "ref_len": s.ref_len,
+                }) + "\n")

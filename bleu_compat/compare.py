@@ -1,0 +1,309 @@
+"""``score --compare``: the card's corpus BLEU beside sacreBLEU's and NLTK's.
+
+For one system (hypotheses plus their references, already tokens) this
+builds a bleu-corpus-compute request, computes the card's output with the
+core, runs sacreBLEU and NLTK on the same tokens *as users call them*
+(adapters in ``"as_called"`` mode), compares every output field (integers
+exactly, floats in ULPs, SPEC.md §7) and asks the divergence catalog
+(:func:`bleu_compat.catalog.explain`) which entries explain each
+difference. A difference no entry explains is UNEXPECTED.
+
+The request is built directly and handed to :func:`run_adapter`; it does
+not go through ``tools.execute``, whose card limits (1,000 segments) are
+for the tools, not for the library functions (SPEC.md §3). No printing
+here: the command line formats :class:`SystemComparison`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Sequence
+
+from .bleu import bleu_from_stats
+from .ngrams import Tokens
+from .stats import SufficientStats, corpus_stats, segment_stats
+from .ulp import ulp_distance
+
+__all__ = [
+    "CORPUS_TOOL",
+    "build_request",
+    "card_output",
+    "segment_statistics",
+    "Explanation",
+    "FieldDifference",
+    "LibraryComparison",
+    "SystemComparison",
+    "compare_system",
+]
+
+CORPUS_TOOL = "bleu-corpus-compute"
+#: fields compared, in the card's output order
+_FIELDS = (
+    "bleu",
+    "brevity_penalty",
+    "candidate_length",
+    "reference_length",
+    "max_order",
+    "matches",
+    "totals",
+)
+
+
+def build_request(
+    hypotheses: Sequence[Tokens], references: Sequence[Sequence[Tokens]], *, max_order: int
+) -> dict[str, Any]:
+    """A bleu-corpus-compute request from tokens (no card limits applied).
+
+    Args:
+        hypotheses: hypotheses[i] is the token list of segment i.
+        references: references[i] holds every reference token list of segment i.
+        max_order: N.
+
+    Returns:
+        ``{"hypotheses": [[str]], "references": [[[str]]], "max_order": N}``
+        with fresh lists (the caller's lists are never shared).
+    """
+    return {
+        "hypotheses": [list(h) for h in hypotheses],
+        "references": [[list(r) for r in refs] for refs in references],
+        "max_order": max_order,
+    }
+
+
+def card_output(stats: SufficientStats) -> dict[str, Any]:
+    """The card's output object (0–1 scale, full doubles) for corpus statistics."""
+    result = bleu_from_stats(stats)
+    return {
+        "bleu": result.bleu,
+        "brevity_penalty": result.brevity_penalty,
+        "candidate_length": stats.hyp_len,
+        "reference_length": stats.ref_len,
+        "max_order": stats.max_order,
+        "matches": list(stats.matches),
+        "totals": list(stats.totals),
+    }
+
+
+def segment_statistics(
+    hypotheses: Sequence[Tokens], references: Sequence[Sequence[Tokens]], *, max_order: int
+) -> list[SufficientStats]:
+    """Per-segment sufficient statistics; their sum is the corpus statistics."""
+    return [
+        segment_stats(h, refs, max_order=max_order) for h, refs in zip(hypotheses, references)
+    ]
+
+
+@dataclass(frozen=True)
+class Explanation:
+    """One catalog entry explaining one field difference.
+
+    Attributes:
+        id: the entry's stable id.
+        title: its one-line title.
+        facts: the corpus-specific facts that trigger it (from the entry's
+            ``facts`` function), or None.
+    """
+
+    id: str
+    title: str
+    facts: str | None
+
+
+@dataclass(frozen=True)
+class FieldDifference:
+    """One output field where a library differs from the card.
+
+    Attributes:
+        field: the card's output field name (``"bleu"``, ``"totals"``, or
+            ``"error"`` when the library raised).
+        card_value: the card's value (0–1 scale for floats).
+        library_value: the library's value in the card's units.
+        ulps: for floats, the distance in ULPs (0–1 scale); else None.
+        explanations: the catalog entries that explain it; empty = UNEXPECTED.
+        catalog_error: why the catalog could not be asked, or None.
+    """
+
+    field: str
+    card_value: Any
+    library_value: Any
+    ulps: int | None
+    explanations: tuple[Explanation, ...]
+    catalog_error: str | None = None
+
+    @property
+    def unexpected(self) -> bool:
+        """True when no catalog entry explains the difference."""
+        return not self.explanations
+
+
+@dataclass(frozen=True)
+class LibraryComparison:
+    """One library, as users call it, against the card on one system.
+
+    Attributes:
+        library: ``"sacrebleu"`` or ``"nltk"``.
+        version: the installed version.
+        output: the library's result in the card's output shape (0–1 scale), or None.
+        score: the library's BLEU on the 0–100 scale as it reports it
+            (sacreBLEU's ``score``; NLTK's float times 100), or None.
+        differences: every field that differs, with its explanations.
+        error: the library's exception (``"Type: message"``), or None.
+        not_representable: why the adapter could not run it, or None.
+    """
+
+    library: str
+    version: str
+    output: dict[str, Any] | None
+    score: float | None
+    differences: tuple[FieldDifference, ...]
+    error: str | None = None
+    not_representable: str | None = None
+
+    @property
+    def unexpected(self) -> bool:
+        """True when some difference is not explained by the catalog."""
+        return any(d.unexpected for d in self.differences)
+
+
+@dataclass(frozen=True)
+class SystemComparison:
+    """The card, sacreBLEU and NLTK on one system.
+
+    Attributes:
+        system: the system's name (its file as given).
+        card: the card's output (0–1 scale).
+        libraries: one :class:`LibraryComparison` per library.
+    """
+
+    system: str
+    card: dict[str, Any]
+    libraries: tuple[LibraryComparison, ...] = field(default_factory=tuple)
+
+    @property
+    def card_score(self) -> float:
+        """The card's BLEU on the 0–100 scale (``100 * bleu``)."""
+        return 100 * self.card["bleu"]
+
+    @property
+    def unexpected(self) -> bool:
+        """True when some library differs in a way the catalog does not explain."""
+        return any(lib.unexpected for lib in self.libraries)
+
+
+def _is_float(value: Any) -> bool:
+    return isinstance(value, float)
+
+
+def _differs(card_value: Any, library_value: Any) -> tuple[bool, int | None]:
+    """(differs?, ULPs) with integers exact and floats in ULPs."""
+    if _is_float(card_value) or _is_float(library_value):
+        if isinstance(card_value, (int, float)) and isinstance(library_value, (int, float)):
+            ulps = ulp_distance(float(card_value), float(library_value))
+            return ulps != 0, ulps
+        return True, None
+    if isinstance(card_value, (list, tuple)) and isinstance(library_value, (list, tuple)):
+        return list(card_value) != list(library_value), None
+    return card_value != library_value, None
+
+
+def _explain(
+    library: str, version: str, request: dict[str, Any], name: str, card_value: Any,
+    library_value: Any,
+) -> tuple[tuple[Explanation, ...], str | None]:
+    from .catalog import explain
+
+    try:
+        entries = explain(
+            library, "as_called", CORPUS_TOOL, request, name, card_value, library_value,
+            library_version=version,
+        )
+    except NotImplementedError as exc:
+        return (), f"the divergence catalog is not available ({exc})"
+    out = []
+    for e in entries:
+        facts = e.facts(request) if e.facts is not None else None
+        out.append(Explanation(e.id, e.title, facts))
+    return tuple(out), None
+
+
+def _library_score(library: str, output: dict[str, Any] | None, raw: dict[str, Any]) -> float | None:
+    if library == "sacrebleu" and isinstance(raw.get("score"), (int, float)):
+        return float(raw["score"])
+    if output is not None and isinstance(output.get("bleu"), (int, float)):
+        return 100 * float(output["bleu"])
+    return None
+
+
+def compare_library(
+    library: str, request: dict[str, Any], card: dict[str, Any]
+) -> LibraryComparison:
+    """Run ``library`` as users call it on ``request`` and compare with ``card``.
+
+    Raises:
+        OracleUnavailableError: the library is not installed.
+    """
+    from .adapters import run_adapter
+
+    result = run_adapter(library, "as_called", CORPUS_TOOL, request)
+    differences: list[FieldDifference] = []
+    if result.output is None:
+        value = result.error or result.not_representable or "no output"
+        explanations, cat_err = _explain(
+            library, result.version, request, "error", None, value
+        )
+        differences.append(FieldDifference("error", None, value, None, explanations, cat_err))
+    else:
+        for name in _FIELDS:
+            if name not in result.output:
+                continue
+            card_value, lib_value = card[name], result.output[name]
+            differs, ulps = _differs(card_value, lib_value)
+            if not differs:
+                continue
+            explanations, cat_err = _explain(
+                library, result.version, request, name, card_value, lib_value
+            )
+            differences.append(
+                FieldDifference(name, card_value, lib_value, ulps, explanations, cat_err)
+            )
+    return LibraryComparison(
+        library=library,
+        version=result.version,
+        output=result.output,
+        score=_library_score(library, result.output, result.raw),
+        differences=tuple(differences),
+        error=result.error,
+        not_representable=result.not_representable,
+    )
+
+
+def compare_system(
+    system: str,
+    hypotheses: Sequence[Tokens],
+    references: Sequence[Sequence[Tokens]],
+    *,
+    max_order: int = 4,
+    libraries: Sequence[str] = ("sacrebleu", "nltk"),
+) -> SystemComparison:
+    """The card's corpus BLEU of one system beside each library's.
+
+    Args:
+        system: a name for the system (its file).
+        hypotheses: hypotheses[i] is the token list of segment i.
+        references: references[i] holds every reference token list of segment i.
+        max_order: N.
+        libraries: which libraries to run, in display order.
+
+    Returns:
+        A :class:`SystemComparison`; its ``unexpected`` is True when a
+        difference has no catalog entry.
+
+    Raises:
+        InvalidInputError: lengths differ or a segment has no reference.
+        OracleUnavailableError: a library is not installed.
+    """
+    request = build_request(hypotheses, references, max_order=max_order)
+    card = card_output(corpus_stats(hypotheses, references, max_order=max_order))
+    return SystemComparison(
+        system, card, tuple(compare_library(lib, request, card) for lib in libraries)
+    )
