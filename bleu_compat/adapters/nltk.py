@@ -1,0 +1,285 @@
+"""NLTK adapter: a card request run through ``nltk.translate.bleu_score``.
+
+Two modes (SPEC.md §7):
+
+* ``as_called`` — what a user gets calling NLTK the usual way:
+  ``corpus_bleu(references, hypotheses, weights=(1/N,)*N)`` for the corpus
+  tool (the statistics shown beside the score are the ones ``corpus_bleu``
+  sums internally, from the public helpers ``modified_precision``,
+  ``closest_ref_length`` and ``brevity_penalty``, so NLTK's floor of every
+  segment's denominator at 1 is visible); ``closest_ref_length`` and
+  ``brevity_penalty`` for the brevity tool; ``SmoothingFunction().methodK``
+  (``method0`` for ``none``) on the card's statistics as NLTK's precisions,
+  ``Fraction(m_n, l_n, _normalize=False)``, for the smoothing tool.
+* ``mapped`` — everything the adapter can honestly do to make NLTK compute
+  the card's semantics: the corpus tool leaves out, for order n, the
+  segments whose hypothesis is shorter than n (``modified_precision``
+  returns 0/1 for them, where the card counts 0/0) and feeds the corrected
+  precisions to ``corpus_bleu`` through its ``smoothing_function`` hook
+  (still ``method0``: NLTK has no way to return exactly 0 for an order
+  without matches). The smoothing tool is ``not_representable`` when a
+  total is 0 (an NLTK precision is a ``Fraction``; 0/0 raises) or when
+  ``effective_order`` would drop orders (NLTK has no effective order).
+
+NLTK has no function from statistics to score, so for the smoothing tool
+the adapter applies the last step of ``corpus_bleu``
+(nltk/translate/bleu_score.py: ``bp * exp(fsum(w_i * log(p_i) for w_i, p_i
+in zip(weights, p_n) if p_i > 0))`` with ``w_i = 1/N``, and ``0`` when the
+unigram numerator is 0) to NLTK's own ``brevity_penalty`` and
+``SmoothingFunction`` outputs; oracle_tests/test_adapters_nltk.py checks
+that this step equals ``corpus_bleu`` bit for bit. ``decimals`` is applied
+with :func:`bleu_compat.rounding.to_fixed`; ``raw`` keeps NLTK's values.
+The request is never mutated.
+"""
+
+from __future__ import annotations
+
+import math
+import warnings
+from typing import Any
+
+from bleu_compat.adapters import AdapterResult, library_version
+from bleu_compat.rounding import to_fixed
+
+__all__ = ["run", "nltk_final_score"]
+
+LIBRARY = "nltk"
+
+
+def run(mode: str, tool_id: str, request: dict[str, Any]) -> AdapterResult:
+    """Run NLTK on a validated card ``request`` in ``mode``.
+
+    Args:
+        mode: ``"as_called"`` or ``"mapped"``.
+        tool_id: one of the three card ids.
+        request: a request the card's validation accepted; never mutated.
+
+    Returns:
+        An :class:`AdapterResult`; ``error`` is set when NLTK raised,
+        ``not_representable`` when NLTK cannot express the request.
+
+    Raises:
+        ValueError: unknown mode or tool.
+        OracleUnavailableError: NLTK is not installed.
+    """
+    if mode not in ("as_called", "mapped"):
+        raise ValueError(f"mode={mode!r} must be 'as_called' or 'mapped'")
+    handlers = {
+        "bleu-corpus-compute": _corpus,
+        "bleu-smoothing-compute": _smoothing,
+        "bleu-brevity-penalty": _brevity,
+    }
+    if tool_id not in handlers:
+        raise ValueError(f"tool_id={tool_id!r} must be one of {tuple(handlers)}")
+    version = library_version(LIBRARY)
+    raw: dict[str, Any] = {}
+    try:
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            output = handlers[tool_id](mode, request, raw)
+    except _NotRepresentable as exc:
+        return AdapterResult(LIBRARY, version, mode, tool_id, None, raw, not_representable=str(exc))
+    except Exception as exc:  # a library failure is data, not a crash
+        return AdapterResult(LIBRARY, version, mode, tool_id, None, raw,
+                             error=f"{type(exc).__name__}: {exc}")
+    if caught:
+        raw["warnings"] = len(caught)
+    return AdapterResult(LIBRARY, version, mode, tool_id, output, raw)
+
+
+class _NotRepresentable(Exception):
+    pass
+
+
+def _round(value: float, decimals: int | None) -> float:
+    return float(value) if decimals is None else to_fixed(float(value), decimals)
+
+
+def nltk_final_score(p_n: list[Any], bp: float, weights: tuple[float, ...]) -> float:
+    """The last step of NLTK's ``corpus_bleu`` on already smoothed precisions.
+
+    Copied operation for operation from nltk/translate/bleu_score.py
+    (``corpus_bleu``, 3.9–3.10): ``bp * exp(fsum(w_i * log(p_i)))`` over the
+    orders with ``p_i > 0``. The caller handles NLTK's early ``return 0``
+    when the unigram numerator is 0.
+    """
+    s = (w_i * math.log(p_i) for w_i, p_i in zip(weights, p_n) if p_i > 0)
+    return bp * math.exp(math.fsum(s))
+
+
+def _corpus(mode: str, request: dict[str, Any], raw: dict[str, Any]) -> dict[str, Any]:
+    from nltk.translate.bleu_score import (
+        Fraction,
+        SmoothingFunction,
+        brevity_penalty,
+        closest_ref_length,
+        corpus_bleu,
+        modified_precision,
+    )
+
+    hypotheses = [list(h) for h in request["hypotheses"]]
+    references = [[list(r) for r in seg] for seg in request["references"]]
+    max_order = request.get("max_order", 4)
+    decimals = request.get("decimals")
+    weights = (1 / max_order,) * max_order
+
+    numerators = [0] * max_order
+    denominators = [0] * max_order  # as corpus_bleu sums them (each floored at 1)
+    card_totals = [0] * max_order  # segments with at least n hypothesis tokens only
+    c = r = 0
+    for refs, hyp in zip(references, hypotheses):
+        for n in range(1, max_order + 1):
+            p = modified_precision(refs, hyp, n)
+            numerators[n - 1] += p.numerator
+            denominators[n - 1] += p.denominator
+            if len(hyp) >= n:
+                card_totals[n - 1] += p.denominator
+        c += len(hyp)
+        r += closest_ref_length(refs, len(hyp))
+    bp = brevity_penalty(r, c)
+    raw.update(p_numerators=numerators, p_denominators=denominators, hyp_lengths=c,
+               ref_lengths=r, bp=float(bp), weights=list(weights))
+
+    if mode == "as_called":
+        bleu = corpus_bleu(references, hypotheses, weights=weights)
+        totals = denominators
+    else:
+        corrected = [
+            Fraction(m, t, _normalize=False) if t > 0 else Fraction(m, d, _normalize=False)
+            for m, t, d in zip(numerators, card_totals, denominators)
+        ]
+        raw["zero_total_orders_kept_floored"] = [
+            n + 1 for n, t in enumerate(card_totals) if t == 0
+        ]
+
+        def feed_corrected(p_n: list[Any], *args: Any, **kwargs: Any) -> list[Any]:
+            if [p.numerator for p in p_n] != numerators:  # pragma: no cover - library changed
+                raise RuntimeError("corpus_bleu's numerators differ from modified_precision's")
+            return SmoothingFunction().method0(list(corrected))
+
+        bleu = corpus_bleu(references, hypotheses, weights=weights, smoothing_function=feed_corrected)
+        totals = card_totals
+    raw["corpus_bleu"] = bleu if isinstance(bleu, int) else float(bleu)
+    raw["corpus_bleu_type"] = type(bleu).__name__
+    return {
+        "bleu": _round(bleu, decimals),
+        "brevity_penalty": _round(bp, decimals),
+        "candidate_length": c,
+        "reference_length": r,
+        "max_order": max_order,
+        "matches": numerators,
+        "totals": totals,
+    }
+
+
+def _smoothing(mode: str, request: dict[str, Any], raw: dict[str, Any]) -> dict[str, Any]:
+    from nltk.translate.bleu_score import Fraction, SmoothingFunction, brevity_penalty
+
+    matches, totals = list(request["matches"]), list(request["totals"])
+    n_orders = len(matches)
+    method = request["smoothing"]
+    effective_order = bool(request.get("effective_order", False))
+    decimals = request.get("decimals")
+    epsilon = request.get("epsilon", 0.1)
+    c, r = request["candidate_length"], request["reference_length"]
+
+    if mode == "mapped":
+        if 0 in totals:
+            raise _NotRepresentable(
+                "a total of 0 cannot be given to NLTK: its precisions are Fraction(m_n, l_n) "
+                "and Fraction(m, 0) raises ZeroDivisionError (corpus_bleu floors every "
+                "segment's denominator at 1, so it never builds one)"
+            )
+        # all totals > 0 here, and every smoothing keeps them > 0, so effective
+        # order would use every order: nothing to drop.
+    nltk_method = "method0" if method == "none" else method
+    smoother = SmoothingFunction(epsilon=epsilon)
+    p_n = [Fraction(m, t, _normalize=False) for m, t in zip(matches, totals)]
+    bp = brevity_penalty(r, c)
+    weights = (1 / n_orders,) * n_orders
+    if matches[0] == 0:  # corpus_bleu: "if p_numerators[1] == 0: return 0" before smoothing
+        smoothed = list(p_n)
+        bleu: float = 0
+        raw["early_return"] = "unigram numerator 0: corpus_bleu returns 0 before smoothing"
+    else:
+        smoothed = getattr(smoother, nltk_method)(list(p_n))
+        bleu = nltk_final_score(smoothed, bp, weights)
+    raw.update(
+        method=nltk_method, epsilon=smoother.epsilon, bp=float(bp), weights=list(weights),
+        smoothed_precisions=[_p_repr(p) for p in smoothed], score=float(bleu),
+        effective_order_ignored=effective_order,
+    )
+    sm, st = _recover_counts(nltk_method, smoother.epsilon, p_n, smoothed)
+    return {
+        "bleu": _round(bleu, decimals),
+        "brevity_penalty": _round(bp, decimals),
+        "orders_used": n_orders,
+        "smoothed_matches": sm,
+        "smoothed_totals": st,
+    }
+
+
+def _p_repr(p: Any) -> Any:
+    if hasattr(p, "numerator") and hasattr(p, "denominator") and not isinstance(p, float):
+        return [int(p.numerator), int(p.denominator)]
+    return float(p)
+
+
+def _recover_counts(
+    method: str, epsilon: float, p_n: list[Any], smoothed: list[Any]
+) -> tuple[list[Any], list[Any]]:
+    """Smoothed (match, total) per order from NLTK's smoothed precisions.
+
+    A ``Fraction`` (``_normalize=False``) keeps its numerator and
+    denominator. A float is one of NLTK's formulas on an order with no
+    match: ``method0``'s ``sys.float_info.min`` (NLTK's stand-in for a
+    zero precision, reported as match 0), ``method1``'s
+    ``(0 + epsilon) / l`` (match ``epsilon``) or ``method3``'s
+    ``1 / (2**k * l)`` (match ``1/2**k``); each is checked to reproduce
+    NLTK's float bit for bit.
+    """
+    import sys
+
+    sm: list[Any] = []
+    st: list[Any] = []
+    k = 0
+    for p, q in zip(p_n, smoothed):
+        if not isinstance(q, float):
+            sm.append(int(q.numerator))
+            st.append(int(q.denominator))
+            continue
+        den = int(p.denominator)
+        if method == "method0" and q == sys.float_info.min:
+            sm.append(0)
+        elif method == "method1" and (p.numerator + epsilon) / den == q:
+            sm.append(p.numerator + epsilon)
+        elif method == "method3":
+            k += 1
+            if 1 / (2**k * den) != q:  # pragma: no cover - library changed
+                raise RuntimeError("cannot recover NLTK's method3 numerator")
+            sm.append(1 / 2**k)
+        else:  # pragma: no cover - library changed
+            raise RuntimeError(f"cannot recover NLTK's {method} numerator from {q!r}")
+        st.append(den)
+    return sm, st
+
+
+def _brevity(mode: str, request: dict[str, Any], raw: dict[str, Any]) -> dict[str, Any]:
+    from nltk.translate.bleu_score import brevity_penalty, closest_ref_length
+
+    closest = []
+    for seg in request["segments"]:
+        # closest_ref_length only takes len() of each reference: ranges stand in for token lists
+        closest.append(int(closest_ref_length([range(n) for n in seg["reference_lengths"]],
+                                              seg["candidate_length"])))
+    c = sum(seg["candidate_length"] for seg in request["segments"])
+    r = sum(closest)
+    bp = brevity_penalty(r, c)
+    raw.update(closest_ref_lengths=closest, hyp_len=c, closest_ref_len=r, bp=float(bp),
+               bp_type=type(bp).__name__)
+    return {
+        "candidate_length": c,
+        "reference_length": r,
+        "closest_reference_lengths": closest,
+        "brevity_penalty": _round(bp, request.get("decimals")),
+    }

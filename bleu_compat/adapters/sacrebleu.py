@@ -1,0 +1,278 @@
+"""sacreBLEU adapter: a card request run through ``sacrebleu.metrics.BLEU``.
+
+Two modes (SPEC.md §7):
+
+* ``as_called`` — what a user gets calling sacreBLEU the usual way:
+  ``BLEU(tokenize='none', smooth_method='none', max_ngram_order=N)
+  .corpus_score(hypotheses joined by ' ', reference streams)``. A segment
+  with fewer references than the others is padded with ``''`` in the
+  missing streams: that is what line-aligned reference files give (an empty
+  line) and what sacreBLEU's docstring offers first ("A particular
+  reference segment can be '' or None"); sacreBLEU counts ``''`` as an
+  empty reference of length 0 (catalog ``SACREBLEU-EMPTY-STRING-PADDING``).
+  The smoothing tool calls ``BLEU.compute_bleu`` with ``smooth_method``
+  ``none``/``floor``/``add-k``/``exp`` and sacreBLEU's own defaults; its
+  reported ``counts``/``totals`` are the smoothed counts a user sees. The
+  brevity tool uses sacreBLEU's closest-length rule
+  (``BLEU._get_closest_ref_len``) and ``BLEU.compute_bleu(...).bp``.
+* ``mapped`` — everything the adapter can honestly do to make sacreBLEU
+  compute the card's semantics: every distinct token is replaced by a
+  whitespace-free surrogate (``t0``, ``t1``, … in order of first
+  appearance, the same map for hypotheses and references) so that tokens
+  containing whitespace survive ``str.split``; missing references are
+  padded with ``None`` ("no reference"), an empty reference is ``''``;
+  method1 ↔ ``floor`` with ``smooth_value=epsilon``, method2 ↔ ``add-k``
+  with ``smooth_value=1``, method3 ↔ ``exp``; ``effective_order`` and
+  ``max_ngram_order`` passed through; the 0–100 score divided by 100;
+  smoothed counts recovered exactly from sacreBLEU's precisions.
+
+Both modes pass copies of the request's lists (``compute_bleu`` mutates its
+list arguments under ``add-k``) and never mutate the request. ``decimals``
+is applied to the library's doubles with :func:`bleu_compat.rounding.to_fixed`;
+``raw`` keeps sacreBLEU's unrounded values.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+from bleu_compat.adapters import AdapterResult, library_version
+from bleu_compat.rounding import to_fixed
+
+__all__ = ["run", "SMOOTH_METHODS", "encode_tokens"]
+
+LIBRARY = "sacrebleu"
+
+#: Card smoothing → sacreBLEU ``smooth_method`` (Chen & Cherry 2014 numbering).
+SMOOTH_METHODS = {"none": "none", "method1": "floor", "method2": "add-k", "method3": "exp"}
+
+
+def run(mode: str, tool_id: str, request: dict[str, Any]) -> AdapterResult:
+    """Run sacreBLEU on a validated card ``request`` in ``mode``.
+
+    Args:
+        mode: ``"as_called"`` or ``"mapped"``.
+        tool_id: one of the three card ids.
+        request: a request the card's validation accepted; never mutated.
+
+    Returns:
+        An :class:`AdapterResult`; ``error`` is set (``output`` None) when
+        sacreBLEU raised.
+
+    Raises:
+        ValueError: unknown mode or tool.
+        OracleUnavailableError: sacreBLEU is not installed.
+    """
+    if mode not in ("as_called", "mapped"):
+        raise ValueError(f"mode={mode!r} must be 'as_called' or 'mapped'")
+    handlers = {
+        "bleu-corpus-compute": _corpus,
+        "bleu-smoothing-compute": _smoothing,
+        "bleu-brevity-penalty": _brevity,
+    }
+    if tool_id not in handlers:
+        raise ValueError(f"tool_id={tool_id!r} must be one of {tuple(handlers)}")
+    version = library_version(LIBRARY)
+    raw: dict[str, Any] = {}
+    try:
+        output = handlers[tool_id](mode, request, raw)
+    except Exception as exc:  # a library failure is data, not a crash
+        return AdapterResult(LIBRARY, version, mode, tool_id, None, raw,
+                             error=f"{type(exc).__name__}: {exc}")
+    return AdapterResult(LIBRARY, version, mode, tool_id, output, raw)
+
+
+def _round(value: float, decimals: int | None) -> float:
+    return float(value) if decimals is None else to_fixed(float(value), decimals)
+
+
+def encode_tokens(
+    hypotheses: list[list[str]], references: list[list[list[str]]]
+) -> tuple[list[str], list[list[str]], dict[str, str]]:
+    """Whitespace-free surrogates for every distinct token.
+
+    Returns:
+        ``(hyps, refs, mapping)``: ``hyps[i]`` the encoded hypothesis string,
+        ``refs[i][k]`` the encoded reference strings of segment i, and the
+        token → surrogate map. Distinct tokens get distinct surrogates and
+        equal tokens equal ones, so n-gram counts and matches are unchanged.
+    """
+    mapping: dict[str, str] = {}
+
+    def enc(tokens: list[str]) -> str:
+        out = []
+        for t in tokens:
+            s = mapping.get(t)
+            if s is None:
+                s = mapping[t] = f"t{len(mapping)}"
+            out.append(s)
+        return " ".join(out)
+
+    hyps = [enc(h) for h in hypotheses]
+    refs = [[enc(r) for r in seg] for seg in references]
+    return hyps, refs, mapping
+
+
+def _corpus(mode: str, request: dict[str, Any], raw: dict[str, Any]) -> dict[str, Any]:
+    from sacrebleu.metrics import BLEU
+
+    hypotheses, references = request["hypotheses"], request["references"]
+    max_order = request.get("max_order", 4)
+    decimals = request.get("decimals")
+    if mode == "mapped":
+        hyps, refs, mapping = encode_tokens(hypotheses, references)
+        pad: str | None = None
+        raw["token_encoding"] = f"{len(mapping)} distinct tokens mapped to surrogates t0..t{len(mapping) - 1}"
+    else:
+        hyps = [" ".join(h) for h in hypotheses]
+        refs = [[" ".join(r) for r in seg] for seg in references]
+        pad = ""
+    n_streams = max(len(seg) for seg in refs)
+    streams = [[seg[k] if k < len(seg) else pad for seg in refs] for k in range(n_streams)]
+    raw["reference_padding"] = repr(pad)
+    metric = BLEU(tokenize="none", smooth_method="none", max_ngram_order=max_order)
+    score = metric.corpus_score(hyps, streams)
+    raw.update(
+        score=score.score, bp=score.bp, counts=[int(x) for x in score.counts],
+        totals=[int(x) for x in score.totals], precisions=list(score.precisions),
+        sys_len=int(score.sys_len), ref_len=int(score.ref_len),
+    )
+    return {
+        "bleu": _round(score.score / 100, decimals),
+        "brevity_penalty": _round(score.bp, decimals),
+        "candidate_length": int(score.sys_len),
+        "reference_length": int(score.ref_len),
+        "max_order": max_order,
+        "matches": [int(x) for x in score.counts],
+        "totals": [int(x) for x in score.totals],
+    }
+
+
+def _smoothing(mode: str, request: dict[str, Any], raw: dict[str, Any]) -> dict[str, Any]:
+    from sacrebleu.metrics import BLEU
+
+    matches, totals = list(request["matches"]), list(request["totals"])
+    n_orders = len(matches)
+    method = SMOOTH_METHODS[request["smoothing"]]
+    effective_order = bool(request.get("effective_order", False))
+    decimals = request.get("decimals")
+    if method == "floor":
+        smooth_value: float | None = request.get("epsilon") if mode == "as_called" else request.get("epsilon", 0.1)
+    elif method == "add-k":
+        smooth_value = None if mode == "as_called" else 1
+    else:
+        smooth_value = None
+    correct_arg, total_arg = list(matches), list(totals)  # copies: add-k mutates them
+    score = BLEU.compute_bleu(
+        correct_arg, total_arg, request["candidate_length"], request["reference_length"],
+        smooth_method=method, smooth_value=smooth_value, effective_order=effective_order,
+        max_ngram_order=n_orders,
+    )
+    counts = [_num(x) for x in score.counts]
+    score_totals = [_num(x) for x in score.totals]
+    raw.update(
+        smooth_method=method, smooth_value=smooth_value, score=score.score, bp=score.bp,
+        counts=counts, totals=score_totals, precisions=list(score.precisions),
+        sys_len=int(score.sys_len), ref_len=int(score.ref_len),
+        arguments_after_call={"correct": [_num(x) for x in correct_arg],
+                              "total": [_num(x) for x in total_arg]},
+        arguments_mutated=(correct_arg != matches or total_arg != totals),
+    )
+    # Which orders sacreBLEU's loop reached: it returns before the loop when
+    # no order has a match (#141) and stops at the first total of 0.
+    reached = 0
+    if any(matches):
+        for t in score_totals:
+            if t == 0:
+                break
+            reached += 1
+    raw["orders_reached"] = reached
+    if effective_order:
+        orders_used = reached if any(matches) else _leading_positive(score_totals)
+    else:
+        orders_used = n_orders
+    if mode == "as_called":
+        smoothed_matches, smoothed_totals = counts, score_totals
+    else:
+        smoothed_matches = _recover_numerators(
+            method, smooth_value, counts, score_totals, list(score.precisions), reached
+        )
+        smoothed_totals = score_totals
+    return {
+        "bleu": _round(score.score / 100, decimals),
+        "brevity_penalty": _round(score.bp, decimals),
+        "orders_used": orders_used,
+        "smoothed_matches": smoothed_matches,
+        "smoothed_totals": smoothed_totals,
+    }
+
+
+def _num(x: Any) -> int | float:
+    """An int when integral-typed, else a float (JSON-friendly)."""
+    if isinstance(x, bool):
+        return int(x)
+    return x if isinstance(x, int) else float(x)
+
+
+def _leading_positive(totals: list[Any]) -> int:
+    k = 0
+    for t in totals:
+        if t <= 0:
+            break
+        k += 1
+    return k
+
+
+def _recover_numerators(
+    method: str,
+    smooth_value: float | None,
+    counts: list[Any],
+    totals: list[Any],
+    precisions: list[float],
+    reached: int,
+) -> list[Any]:
+    """The numerator sacreBLEU used for each order's precision, exactly.
+
+    sacreBLEU reports only ``precisions`` (0–100) for smoothed zero-match
+    orders: ``100 * smooth_value / total`` under ``floor`` and
+    ``100 / (2^k * total)`` under ``exp``. The numerator is recovered as
+    ``smooth_value`` or ``1/2^k`` and checked to reproduce the precision
+    bit for bit; orders the loop never reached keep their unsmoothed count.
+    """
+    out: list[Any] = list(counts)
+    mteval = 1.0
+    for n in range(reached):
+        if counts[n] != 0:
+            continue
+        if method == "floor":
+            if smooth_value is None or 100.0 * smooth_value / totals[n] != precisions[n]:  # pragma: no cover - library changed
+                raise RuntimeError(f"cannot recover the floor numerator of order {n + 1}")
+            out[n] = smooth_value
+        elif method == "exp":
+            mteval *= 2
+            if 100.0 / (mteval * totals[n]) != precisions[n]:  # pragma: no cover - library changed
+                raise RuntimeError(f"cannot recover the exp numerator of order {n + 1}")
+            out[n] = 1 / mteval
+    return out
+
+
+def _brevity(mode: str, request: dict[str, Any], raw: dict[str, Any]) -> dict[str, Any]:
+    from sacrebleu.metrics import BLEU
+
+    metric = BLEU(tokenize="none", smooth_method="none")
+    closest = [
+        int(metric._get_closest_ref_len(seg["candidate_length"], list(seg["reference_lengths"])))
+        for seg in request["segments"]
+    ]
+    c = sum(seg["candidate_length"] for seg in request["segments"])
+    r = sum(closest)
+    score = BLEU.compute_bleu([0], [0], c, r, max_ngram_order=1)
+    raw.update(closest_ref_lens=closest, sys_len=c, ref_len=r, bp=score.bp,
+               functions="BLEU._get_closest_ref_len per segment; BLEU.compute_bleu(...).bp")
+    return {
+        "candidate_length": c,
+        "reference_length": r,
+        "closest_reference_lengths": closest,
+        "brevity_penalty": _round(score.bp, request.get("decimals")),
+    }
