@@ -102,7 +102,9 @@ def check_json_value(value: Any) -> None:
     Raises:
         ToolError: ``invalid_input`` with the JSON Pointer of the first bad value.
     """
-    stack: list[tuple[Any, tuple[Any, ...]]] = [(value, ())]
+    # A path is a linked list (parent, part), flattened only for an error, so
+    # deep nesting costs O(depth) rather than O(depth**2) (tuples copied per level).
+    stack: list[tuple[Any, Any]] = [(value, ())]
     while stack:
         item, path = stack.pop()
         if isinstance(item, str):
@@ -112,33 +114,41 @@ def check_json_value(value: Any) -> None:
                 except UnicodeEncodeError:
                     raise ToolError(
                         "invalid_input", "string holds a lone surrogate (not valid Unicode)",
-                        pointer(path),
+                        pointer(_parts(path)),
                     ) from None
         elif isinstance(item, dict):
             for key, sub in item.items():
                 if not isinstance(key, str):
                     raise ToolError(
-                        "invalid_input", f"object key {key!r} is not a string", pointer(path)
+                        "invalid_input", f"object key {key!r} is not a string", pointer(_parts(path))
                     )
                 try:
                     key.encode("utf-8")
                 except UnicodeEncodeError:
                     raise ToolError(
-                        "invalid_input", "object key holds a lone surrogate", pointer(path)
+                        "invalid_input", "object key holds a lone surrogate", pointer(_parts(path))
                     ) from None
-                stack.append((sub, path + (key,)))
+                stack.append((sub, (path, key)))
         elif isinstance(item, list):
-            stack.extend((sub, path + (i,)) for i, sub in enumerate(item))
+            stack.extend((sub, (path, i)) for i, sub in enumerate(item))
         elif isinstance(item, float):
             if not math.isfinite(item):
-                raise ToolError("invalid_input", f"{item!r} is not valid JSON", pointer(path))
+                raise ToolError("invalid_input", f"{item!r} is not valid JSON", pointer(_parts(path)))
         elif item is None or isinstance(item, (bool, int)):
             pass
         else:
             raise ToolError(
                 "invalid_input",
-                f"{type(item).__name__} is not a JSON value", pointer(path),
+                f"{type(item).__name__} is not a JSON value", pointer(_parts(path)),
             )
+
+
+def _parts(path: Any) -> list[Any]:
+    parts: list[Any] = []
+    while path:
+        path, part = path
+        parts.append(part)
+    return parts[::-1]
 
 
 def _json_type(value: Any) -> str:
