@@ -23,6 +23,7 @@ __all__ = ["main", "COMMAND_MODULES"]
 COMMAND_MODULES = (
     "bleu_compat.cli.core",
     "bleu_compat.cli.score",
+    "bleu_compat.cli.serve",
 )
 
 
