@@ -8,20 +8,28 @@ before dividing). Standard library only.
 from __future__ import annotations
 
 import operator
-from collections import Counter
 from dataclasses import dataclass
+from itertools import chain
 from typing import Iterable, Sequence
 
 from .errors import ConfigError, InvalidInputError
-from .ngrams import NGram, Tokens, ngram_counts
+from .fast import NUMPY_MIN_TOKENS, numpy_available, numpy_counts, python_counts
+from .ngrams import Tokens
 
 __all__ = [
     "SufficientStats",
     "closest_ref_len",
     "segment_stats",
     "corpus_stats",
+    "corpus_stats_iter",
     "check_max_order",
+    "BLOCK_TOKENS",
 ]
+
+#: Tokens (hypotheses plus references) counted per block by corpus_stats and
+#: corpus_stats_iter: large enough to amortise numpy's per-call costs, small
+#: enough that a block's arrays take a few tens of MiB.
+BLOCK_TOKENS = 1 << 20
 
 
 def check_max_order(max_order: int) -> None:
@@ -120,23 +128,28 @@ def segment_stats(
     check_max_order(max_order)
     if len(references) == 0:
         raise InvalidInputError("a segment has no reference")
-    hyp_counts = ngram_counts(hypothesis, max_order)
-    max_ref: Counter[NGram] = Counter()
-    for reference in references:
-        max_ref |= ngram_counts(reference, max_order)
-    matches = [0] * max_order
-    for ngram, count in hyp_counts.items():
-        ref_count = max_ref.get(ngram, 0)
-        if ref_count:
-            matches[len(ngram) - 1] += count if count < ref_count else ref_count
-    hyp_len = len(hypothesis)
-    totals = tuple(max(hyp_len - n + 1, 0) for n in range(1, max_order + 1))
-    return SufficientStats(
-        tuple(matches),
-        totals,
-        hyp_len,
-        closest_ref_len(hyp_len, (len(r) for r in references)),
-    )
+    matches, totals, hyp_len, ref_len = python_counts((hypothesis,), (references,), max_order)
+    return SufficientStats(tuple(matches), tuple(totals), hyp_len, ref_len)
+
+
+def _check_references(references: Sequence[Sequence[Tokens]], first_index: int) -> None:
+    if not all(references):  # C-level scan; find the index only on failure
+        for index, refs in enumerate(references):
+            if len(refs) == 0:
+                raise InvalidInputError(f"segment {first_index + index} has no reference")
+
+
+def _block_counts(
+    hypotheses: Sequence[Tokens], references: Sequence[Sequence[Tokens]], max_order: int,
+    n_tokens: int,
+) -> tuple[list[int], list[int], int, int]:
+    if n_tokens >= NUMPY_MIN_TOKENS and numpy_available():
+        return numpy_counts(hypotheses, references, max_order)
+    return python_counts(hypotheses, references, max_order)
+
+
+def _n_tokens(hypotheses: Sequence[Tokens], references: Sequence[Sequence[Tokens]]) -> int:
+    return sum(map(len, hypotheses)) + sum(map(len, chain.from_iterable(references)))
 
 
 def corpus_stats(
@@ -146,6 +159,12 @@ def corpus_stats(
     max_order: int = 4,
 ) -> SufficientStats:
     """Corpus sufficient statistics: the sum of every segment's statistics.
+
+    The counts are those of :func:`segment_stats` summed over segments
+    (Papineni 2002, section 2.1.1); they are computed by the exact kernels of
+    :mod:`bleu_compat.fast` (vectorised with numpy for corpora of
+    ``NUMPY_MIN_TOKENS`` tokens or more), block by block of about
+    ``BLOCK_TOKENS`` tokens so that memory stays bounded.
 
     Args:
         hypotheses: hypotheses[i] is the token list of segment i.
@@ -163,16 +182,71 @@ def corpus_stats(
             f"len(references)={len(references)} must equal "
             f"len(hypotheses)={len(hypotheses)}"
         )
+    _check_references(references, 0)
+    n_tokens = _n_tokens(hypotheses, references)
+    if n_tokens <= BLOCK_TOKENS:
+        matches, totals, hyp_len, ref_len = _block_counts(
+            hypotheses, references, max_order, n_tokens
+        )
+        return SufficientStats(tuple(matches), tuple(totals), hyp_len, ref_len)
+    return corpus_stats_iter(zip(hypotheses, references), max_order=max_order)
+
+
+def corpus_stats_iter(
+    pairs: Iterable[tuple[Tokens, Sequence[Tokens]]],
+    *,
+    max_order: int = 4,
+    block_tokens: int | None = None,
+) -> SufficientStats:
+    """Corpus sufficient statistics of a stream of segments, in bounded memory.
+
+    Segments are read from ``pairs`` and counted block by block (about
+    ``block_tokens`` tokens each); only the current block and the running
+    sums are held, so a corpus of any length (e.g. read lazily from files)
+    needs memory proportional to one block. The result is identical to
+    :func:`corpus_stats` on the same segments.
+
+    Args:
+        pairs: an iterable of ``(hypothesis, references)``: the hypothesis's
+            tokens and a sequence of one or more reference token lists.
+        max_order: N, the largest n-gram order.
+        block_tokens: tokens per block (default ``BLOCK_TOKENS``).
+
+    Raises:
+        InvalidInputError: a segment has no reference (the message gives its
+            0-based index).
+        ConfigError: ``max_order`` < 1.
+    """
+    check_max_order(max_order)
+    limit = BLOCK_TOKENS if block_tokens is None else block_tokens
     matches = [0] * max_order
     totals = [0] * max_order
     hyp_len = ref_len = 0
-    for index, (hypothesis, refs) in enumerate(zip(hypotheses, references)):
-        if len(refs) == 0:
-            raise InvalidInputError(f"segment {index} has no reference")
-        s = segment_stats(hypothesis, refs, max_order=max_order)
+    block_hyps: list[Tokens] = []
+    block_refs: list[Sequence[Tokens]] = []
+    block_size = 0
+    first_index = 0
+
+    def flush() -> None:
+        nonlocal hyp_len, ref_len, block_size, first_index
+        _check_references(block_refs, first_index)
+        m, t, h, r = _block_counts(block_hyps, block_refs, max_order, block_size)
         for k in range(max_order):
-            matches[k] += s.matches[k]
-            totals[k] += s.totals[k]
-        hyp_len += s.hyp_len
-        ref_len += s.ref_len
+            matches[k] += m[k]
+            totals[k] += t[k]
+        hyp_len += h
+        ref_len += r
+        first_index += len(block_hyps)
+        block_hyps.clear()
+        block_refs.clear()
+        block_size = 0
+
+    for hypothesis, refs in pairs:
+        block_hyps.append(hypothesis)
+        block_refs.append(refs)
+        block_size += len(hypothesis) + sum(map(len, refs))
+        if block_size >= limit:
+            flush()
+    if block_hyps:
+        flush()
     return SufficientStats(tuple(matches), tuple(totals), hyp_len, ref_len)
