@@ -16,6 +16,7 @@ here: the command line formats :class:`SystemComparison`.
 
 from __future__ import annotations
 
+import logging
 from dataclasses import dataclass, field
 from typing import Any, Sequence
 
@@ -244,7 +245,15 @@ def compare_library(
     """
     from .adapters import run_adapter
 
-    result = run_adapter(library, "as_called", CORPUS_TOOL, request)
+    # sacreBLEU logs "That's 100 lines that end in a tokenized period" for
+    # tokenized input; the input is tokens by design, so that advice is noise.
+    logger = logging.getLogger("sacrebleu")
+    level = logger.level
+    logger.setLevel(logging.ERROR)
+    try:
+        result = run_adapter(library, "as_called", CORPUS_TOOL, request)
+    finally:
+        logger.setLevel(level)
     differences: list[FieldDifference] = []
     if result.output is None:
         value = result.error or result.not_representable or "no output"

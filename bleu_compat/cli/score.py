@@ -194,15 +194,19 @@ def _markdown(rows: list[list[str]]) -> str:
     return "\n".join(out)
 
 
-def _fmt_value(field: str, value: Any, other: Any) -> str:
-    """A value for a difference line: BLEU on 0–100, 6 decimals unless that hides the difference."""
-    if isinstance(value, float) and isinstance(other, (int, float)):
-        scale = 100 if field == "bleu" else 1
-        a, b = scale * value, scale * float(other)
+def _fmt_pair(a: Any, b: Any) -> tuple[str, str]:
+    """Two values of one field: floats to 6 decimals unless that hides the difference."""
+    if isinstance(a, float) and isinstance(b, float):
         sa, sb = to_fixed_str(a, 6), to_fixed_str(b, 6)
-        return sa if sa != sb else js_number_str(a)
+        return (sa, sb) if sa != sb else (js_number_str(a), js_number_str(b))
+    return _fmt_plain(a), _fmt_plain(b)
+
+
+def _fmt_plain(value: Any) -> str:
     if isinstance(value, (list, tuple)):
-        return "[" + ", ".join(js_number_str(v) if isinstance(v, (int, float)) else str(v) for v in value) + "]"
+        return "[" + ", ".join(_fmt_plain(v) for v in value) + "]"
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        return js_number_str(value)
     return str(value)
 
 
@@ -212,14 +216,17 @@ def _fmt_points(d: float) -> str:
     return f"{d:+.6f}" if abs(d) >= 1e-6 else f"{d:+.1e}"
 
 
-def _difference_lines(lib: Any) -> list[str]:
+def _difference_lines(lib: Any, card_score: float) -> list[str]:
     name = _LIB_NAMES.get(lib.library, lib.library)
     lines = []
     for d in lib.differences:
-        card_s = _fmt_value(d.field, d.card_value, d.library_value)
-        lib_s = _fmt_value(d.field, d.library_value, d.card_value)
-        where = f"{d.field} {lib_s} vs {card_s}" if d.field != "bleu" else f"{lib_s} vs {card_s}"
-        ulps = f", {d.ulps} ULPs" if d.ulps is not None else ""
+        if d.field == "bleu" and lib.score is not None:  # both on the 0-100 scale
+            lib_s, card_s = _fmt_pair(lib.score, card_score)
+            where = f"{lib_s} vs {card_s}"
+        else:
+            lib_s, card_s = _fmt_pair(d.library_value, d.card_value)
+            where = f"{d.field} {lib_s} vs {card_s}"
+        ulps = f", {d.ulps} ULP{'s' if d.ulps != 1 else ''}" if d.ulps is not None else ""
         if d.unexpected:
             why = f"; {d.catalog_error}" if d.catalog_error else ""
             lines.append(
@@ -243,7 +250,7 @@ def _compare_text(comparisons: Sequence[Any], versions: dict[str, str], markdown
         out.append("")
         out.append(f"### {c.system}" if markdown else c.system)
         rows = [["", "BLEU", "diff (points)", "ULPs", "verdict"],
-                ["card", js_number_str(c.card_score), "", "", ""]]
+                ["bleu-compat (card)", js_number_str(c.card_score), "", "", ""]]
         notes: list[str] = []
         for lib in c.libraries:
             label = f"{_LIB_NAMES.get(lib.library, lib.library)} {lib.version}"
@@ -260,7 +267,7 @@ def _compare_text(comparisons: Sequence[Any], versions: dict[str, str], markdown
                     label, js_number_str(lib.score), _fmt_points(lib.score - c.card_score),
                     str(ulps) if ulps is not None else "-", verdict,
                 ])
-            notes += _difference_lines(lib)
+            notes += _difference_lines(lib, c.card_score)
         if markdown:
             out.append(_markdown(rows))
             out += [f"- {n}" for n in notes]
