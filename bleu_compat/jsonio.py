@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import math
+from itertools import chain
 from typing import Any
 
 from .errors import ToolError
@@ -130,6 +131,8 @@ def check_json_value(value: Any) -> None:
                     ) from None
                 stack.append((sub, (path, key)))
         elif isinstance(item, list):
+            if item and _valid_str_list(item):
+                continue  # a token list: checked in C, same verdict as item by item
             stack.extend((sub, (path, i)) for i, sub in enumerate(item))
         elif isinstance(item, float):
             if not math.isfinite(item):
@@ -149,6 +152,35 @@ def _parts(path: Any) -> list[Any]:
         path, part = path
         parts.append(part)
     return parts[::-1]
+
+
+def _valid_str_list(items: list[Any]) -> bool:
+    # True iff ``items`` is a list of (lists of, up to 3 levels) str without a
+    # lone surrogate: token lists and the corpus tool's arrays, checked in C
+    # (exact types only; anything else goes the slow way). Joining never pairs two
+    # lone surrogates into a valid character (Python strings are code points),
+    # so the joined text encodes iff every item does. False sends the caller to
+    # its item-by-item walk, which finds the first bad item's pointer; the
+    # depth bound keeps that fallback linear on deep nesting.
+    level: list[Any] = items
+    for _ in range(3):
+        kinds = set(map(type, level))
+        if kinds == {list}:
+            level = list(chain.from_iterable(level))
+            if not level:
+                return True
+            continue
+        if kinds != {str}:
+            return False
+        joined = "".join(level)
+        if joined.isascii():
+            return True
+        try:
+            joined.encode("utf-8")
+        except UnicodeEncodeError:
+            return False
+        return True
+    return False
 
 
 def _json_type(value: Any) -> str:

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import functools
 import json
+from itertools import chain
 from dataclasses import dataclass
 from importlib import resources
 from typing import Any, Callable, Mapping
@@ -269,6 +270,10 @@ def _corpus_limits(request: dict[str, Any], limits: Mapping[str, int]) -> None:
     def check_tokens(tokens: list[str], path: tuple[Any, ...]) -> None:
         nonlocal total_tokens, total_bytes
         total_tokens += len(tokens)
+        joined = "".join(tokens)
+        if joined.isascii() and (not tokens or max(map(len, tokens)) <= max_token_bytes):
+            total_bytes += len(joined)  # ASCII: bytes = characters; checked in C
+            return
         for j, token in enumerate(tokens):
             size = len(token) if token.isascii() else len(token.encode("utf-8"))
             if size > max_token_bytes:
@@ -279,6 +284,12 @@ def _corpus_limits(request: dict[str, Any], limits: Mapping[str, int]) -> None:
                 )
             total_bytes += size
 
+    ascii_totals = _ascii_totals(hypotheses, references, limits)
+    if ascii_totals is not None:
+        # every token ASCII and short enough, no segment over the reference cap:
+        # the loops below would raise nothing, so only the totals remain.
+        total_tokens, total_bytes = ascii_totals
+        hypotheses = references = []
     for i, tokens in enumerate(hypotheses):
         check_tokens(tokens, ("hypotheses", i))
     for i, refs in enumerate(references):
@@ -303,6 +314,24 @@ def _corpus_limits(request: dict[str, Any], limits: Mapping[str, int]) -> None:
             f"{total_bytes} UTF-8 bytes of tokens exceed max_total_token_bytes="
             f"{limits['max_total_token_bytes']}",
         )
+
+
+def _ascii_totals(
+    hypotheses: list[list[str]], references: list[list[list[str]]], limits: Mapping[str, int]
+) -> tuple[int, int] | None:
+    # (tokens, bytes) of an all-ASCII corpus whose tokens and reference counts
+    # are within the per-item limits, in one pass in C; None otherwise (the
+    # schema has already checked the shapes).
+    if references and max(map(len, references)) > limits["max_references_per_segment"]:
+        return None
+    tokens = list(chain(chain.from_iterable(hypotheses),
+                        chain.from_iterable(chain.from_iterable(references))))
+    if not tokens:
+        return 0, 0
+    joined = "".join(tokens)
+    if joined.isascii() and max(map(len, tokens)) <= limits["max_token_bytes"]:
+        return len(tokens), len(joined)
+    return None
 
 
 def _smoothing_limits(request: dict[str, Any], limits: Mapping[str, int]) -> None:

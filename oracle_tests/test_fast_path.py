@@ -141,3 +141,66 @@ class TestEdgeCases:
         """corpus_stats names the first segment without references."""
         with pytest.raises(InvalidInputError, match="segment 1"):
             corpus_stats([["a"], ["b"]], [[["a"]], []])
+
+
+class TestFastValidation:
+    """The C-level validation shortcuts reach the same verdict and pointer as the walk."""
+
+    @pytest.mark.parametrize(
+        "value, path",
+        [
+            ({"hypotheses": [["a", "\ud800"]]}, "/hypotheses/0/1"),
+            # two lone surrogates side by side stay invalid (no pairing on join)
+            ({"hypotheses": [["\ud800", "\udc00"]]}, "/hypotheses/0/1"),
+            ({"references": [[["ok"], ["é", "\udfff"]]]}, "/references/0/1/1"),
+            ({"references": [[["ok", 1.5, float("nan")]]]}, "/references/0/0/2"),
+            ({"x": [[[[["deep", b"bytes"]]]]]}, "/x/0/0/0/0/1"),
+        ],
+    )
+    def test_check_json_value_pointer(self, value, path):
+        """A bad string deep in token arrays is reported at its exact pointer."""
+        from bleu_compat import ToolError
+        from bleu_compat.jsonio import check_json_value
+
+        with pytest.raises(ToolError) as info:
+            check_json_value(value)
+        assert info.value.code == "invalid_input"
+        assert info.value.path == path
+
+    def test_check_json_value_accepts_valid_non_ascii(self):
+        """Valid non-ASCII (a surrogate pair written as one character) passes."""
+        from bleu_compat.jsonio import check_json_value
+
+        check_json_value({"hypotheses": [["😀", "é"], []], "references": [[["a b"], []]]})
+
+    def test_limit_counts_utf8_bytes(self):
+        """A 100-letter Hebrew token (200 UTF-8 bytes) passes the schema but exceeds 128 bytes."""
+        from bleu_compat import ToolError, execute
+
+        token = "א" * 100
+        request = {"hypotheses": [["a"], ["b", token]], "references": [[["a"]], [["b"]]]}
+        with pytest.raises(ToolError) as info:
+            execute("bleu-corpus-compute", request)
+        assert (info.value.code, info.value.path) == ("limit_exceeded", "/hypotheses/1/1")
+
+    def test_limit_total_bytes_of_ascii_corpus(self):
+        """The all-ASCII shortcut still counts bytes: 9 segments of 5 x 128-byte tokens x 1000."""
+        from bleu_compat import ToolError, execute
+
+        token = "x" * 128
+        hyps = [[token] * 9 for _ in range(1000)]  # 9,000 tokens, 1,152,000 bytes > 1 MiB
+        refs = [[["y"]] for _ in range(1000)]
+        with pytest.raises(ToolError) as info:
+            execute("bleu-corpus-compute", {"hypotheses": hyps, "references": refs})
+        assert info.value.code == "limit_exceeded"
+        assert "max_total_token_bytes" in info.value.message
+
+    def test_limit_token_too_long_ascii(self):
+        """A 129-byte ASCII token is refused at its pointer."""
+        from bleu_compat import ToolError
+        from bleu_compat.tools import _corpus_limits, card
+
+        request = {"hypotheses": [["a"]], "references": [[["b"], ["c", "z" * 129]]]}
+        with pytest.raises(ToolError) as info:
+            _corpus_limits(request, card("bleu-corpus-compute").limits)
+        assert (info.value.code, info.value.path) == ("limit_exceeded", "/references/0/1/1")
