@@ -195,3 +195,54 @@ def test_adapter_nltk_as_called_matches_the_column(shared_dir: Path) -> None:
     assert result.output is not None
     assert ulp_distance(100 * result.output["bleu"], float(row["nltk_3.10.4_on_tokens"])) == 0
     assert result.output["totals"][3] == 53866
+
+
+# ------------------------------------------------------------ score --compare
+
+
+def _wmt21_en_de(shared: Path) -> tuple[list[str], list[str]]:
+    d = shared / "real" / "wmt21" / "en-de"
+    refs = [str(d / f"ref.{x}.txt") for x in "ACD"]
+    systems = [str(d / f"sys.{s}.txt") for s in ("Facebook-AI", "ICL", "VolcTrans-GLAT")]
+    return refs, systems
+
+
+def test_compare_wmt21_en_de_multi_reference(shared_dir: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """The issue's done-when command: three systems, 3 references, every difference explained.
+
+    The card's score is within 1e-12 (<= ULP_BOUND ULPs) of the published
+    bleu-all double; sacreBLEU's own score beside it is the published double
+    itself; NLTK's value is the tsv's NLTK column.
+    """
+    refs, systems = _wmt21_en_de(shared_dir)
+    code = main(["score", *refs, "-i", *systems, "--tokenize", "13a", "--compare", "--format", "json"])
+    doc = json.loads(capsys.readouterr().out)
+    assert code == 0
+    tsv = {r["system"]: r for r in _rows(shared_dir) if r["testset"] == "wmt21"
+           and r["pair"] == "en-de" and r["refs"] == "A+C+D"}
+    for row in doc["systems"]:
+        published = tsv[Path(row["system"]).name[4:-4]]
+        assert abs(row["score"] - float(published["published"])) <= 1e-12 * float(published["published"])
+        libs = {lib["library"]: lib for lib in row["compare"]["libraries"]}
+        assert libs["sacrebleu"]["score"] == float(published["published"])
+        assert libs["nltk"]["score"] == float(published["nltk_3.10.4_on_tokens"])
+        assert row["compare"]["unexpected"] is False
+        for lib in libs.values():
+            for d in lib["differences"]:
+                assert d["explanations"], d
+    # the text form prints the same, with no UNEXPECTED line
+    code = main(["score", *refs, "-i", *systems, "--tokenize", "13a", "--compare"])
+    out = capsys.readouterr().out
+    assert code == 0 and "UNEXPECTED" not in out
+    assert "NLTK-DENOMINATOR-FLOOR" in out  # VolcTrans-GLAT has a hypothesis of < 4 tokens
+
+
+def test_compare_wmt17_uedin_line(shared_dir: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """The issue's example line for wmt17 uedin-nmt, with SOURCES.md's 28.300568 vs 28.301225."""
+    d = shared_dir / "real" / "wmt17" / "en-de"
+    code = main(["score", str(d / "ref.A.txt"), "-i", str(d / "sys.uedin-nmt.4722.txt"),
+                 "--tokenize", "13a", "--compare"])
+    out = capsys.readouterr().out
+    assert code == 0
+    assert ("NLTK: 5 hypotheses shorter than 4 tokens add 5 to the 4-gram total "
+            "(NLTK-DENOMINATOR-FLOOR): 28.300568 vs 28.301225") in out

@@ -267,6 +267,12 @@ def _compare_text(comparisons: Sequence[Any], versions: dict[str, str], markdown
                     label, js_number_str(lib.score), _fmt_points(lib.score - c.card_score),
                     str(ulps) if ulps is not None else "-", verdict,
                 ])
+                if bleu_diff is None and lib.score != c.card_score:
+                    notes.append(
+                        f"{_LIB_NAMES.get(lib.library, lib.library)}: the same double as the "
+                        "card on the 0-1 scale; the 0-100 values differ only by the rounding "
+                        "of the card's x 100 against the library's own percentage"
+                    )
             notes += _difference_lines(lib, c.card_score)
         if markdown:
             out.append(_markdown(rows))
