@@ -1,0 +1,79 @@
+"""Layering (STYLE.md): the core imports only the standard library and itself; importing bleu_compat
+pulls in neither sacreBLEU, NLTK nor Hypothesis."""
+
+from __future__ import annotations
+
+import ast
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+PACKAGE = Path(__file__).resolve().parent.parent / "bleu_compat"
+CORE = ["errors", "ngrams", "stats", "smoothing", "bleu", "rounding", "jsonio", "bigram", "corpus_io", "ulp",
+        "fast"]
+#: Optional accelerators a core module may import lazily, inside a function, with a
+#: standard-library fallback (bleu_compat.fast: numpy_available()).
+OPTIONAL_LAZY = {"numpy"}
+
+
+def _imports(path: Path, *, top_level_only: bool) -> set[str]:
+    """Names of the modules a file imports (relative imports as 'bleu_compat.x')."""
+    tree = ast.parse(path.read_text("utf-8"))
+    nodes = tree.body if top_level_only else list(ast.walk(tree))
+    names: set[str] = set()
+    for node in nodes:
+        if isinstance(node, ast.Import):
+            names.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            names.add("bleu_compat." + (node.module or "") if node.level else node.module or "")
+    return names
+
+
+def _allowed(name: str, extra: set[str]) -> bool:
+    top = name.split(".")[0]
+    if top == "bleu_compat":
+        return name.split(".")[1] in CORE
+    return top in sys.stdlib_module_names or top == "__future__" or top in extra
+
+
+@pytest.mark.parametrize("module", CORE)
+def test_core_imports_stdlib_and_core_only(module: str) -> None:
+    """Each core module imports, at module level, only the standard library and other core modules."""
+    path = PACKAGE / f"{module}.py"
+    for name in _imports(path, top_level_only=True):
+        assert _allowed(name, set()), f"{module} imports {name} at module level"
+    for name in _imports(path, top_level_only=False):
+        assert _allowed(name, OPTIONAL_LAZY), f"{module} imports {name}"
+
+
+def test_import_does_not_load_oracles() -> None:
+    """``import bleu_compat`` (and execute) leaves sacrebleu, nltk and hypothesis out of sys.modules."""
+    code = (
+        "import sys, bleu_compat\n"
+        "bleu_compat.execute('bleu-corpus-compute', {'hypotheses': [['a']], 'references': [[['a']]]})\n"
+        "print(sorted(m for m in ('sacrebleu', 'nltk', 'hypothesis') if m in sys.modules))\n"
+    )
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.strip() == "[]"
+
+
+def test_core_modules_alone() -> None:
+    """The core modules, imported without the package façade (which loads the tool layer), load no
+    third-party module."""
+    code = (
+        "import importlib, importlib.util, sys, types\n"
+        "spec = importlib.util.find_spec('bleu_compat')\n"
+        "pkg = types.ModuleType('bleu_compat')\n"
+        "pkg.__path__ = list(spec.submodule_search_locations)\n"
+        "sys.modules['bleu_compat'] = pkg\n"
+        "before = set(sys.modules)\n"
+        f"for m in {CORE!r}: importlib.import_module('bleu_compat.' + m)\n"
+        "new = {m.split('.')[0] for m in set(sys.modules) - before}\n"
+        "print(sorted(m for m in new if m not in sys.stdlib_module_names and m != 'bleu_compat'))\n"
+    )
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.strip() == "[]"
