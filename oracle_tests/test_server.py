@@ -619,3 +619,28 @@ def test_zz_still_serving_after_every_bad_request(client: httpx.Client) -> None:
         example = card["examples"][-1]
         resp = client.post(card["execute_url"], content=json.dumps(example["input"]), headers=JSON)
         assert resp.status_code == 200 and resp.text == dumps_js(example["output"])
+
+
+def test_serve_refuses_a_busy_port_cleanly() -> None:
+    """`serve` on a port already bound exits 2 with a one-line reason, no traceback."""
+    import subprocess
+    import sys
+
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as busy:
+        busy.bind(("127.0.0.1", 0))
+        busy.listen()
+        port = busy.getsockname()[1]
+        done = subprocess.run(
+            [sys.executable, "-m", "bleu_compat", "serve", "--port", str(port),
+             "--log-level", "warning"],
+            capture_output=True, text=True, timeout=120,
+        )
+    assert done.returncode == 2
+    assert "could not start" in done.stderr and "Traceback" not in done.stderr
+
+
+def test_serve_refuses_a_bad_port() -> None:
+    """`serve --port 70000` is a usage error (exit 2)."""
+    from bleu_compat.cli import main
+
+    assert main(["serve", "--port", "70000"]) == 2
