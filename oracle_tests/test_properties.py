@@ -164,3 +164,21 @@ def test_brevity_output_validates(segs, decimals) -> None:
     out = execute("bleu-brevity-penalty", request)
     _output_validator("bleu-brevity-penalty").validate(out)
     assert out["reference_length"] == sum(min(r, key=lambda L: (abs(L - c), L)) for c, r in segs)
+
+
+big_corpora = st.lists(
+    st.tuples(st.lists(words, min_size=5, max_size=14), st.lists(st.lists(words, max_size=14), min_size=1, max_size=4)),
+    min_size=8, max_size=20,
+)
+
+
+@given(corpus=big_corpora, max_order=orders)
+def test_large_corpus_stats_match_the_definition(corpus, max_order) -> None:
+    """Corpora big enough for the vectorised kernel (>= 200 tokens) still count exactly by the definition."""
+    hyps, refs = split(corpus)
+    expected_m = [sum(counter_matches(h, r, n) for h, r in corpus) for n in range(1, max_order + 1)]
+    expected_t = [sum(max(len(h) - n + 1, 0) for h in hyps) for n in range(1, max_order + 1)]
+    expected_r = sum(min((len(x) for x in r), key=lambda L: (abs(L - len(h)), L)) for h, r in corpus)
+    s = corpus_stats(hyps, refs, max_order=max_order)
+    assert (list(s.matches), list(s.totals), s.hyp_len, s.ref_len) == (
+        expected_m, expected_t, sum(map(len, hyps)), expected_r)
