@@ -84,7 +84,10 @@ def loads_strict(data: bytes | bytearray | memoryview | str) -> dict[str, Any]:
     except RecursionError:
         raise ToolError("invalid_input", "malformed JSON: nesting is too deep") from None
     except ValueError as exc:  # duplicate keys, NaN, huge numbers, over-long integers
-        raise ToolError("invalid_input", f"invalid JSON: {exc}") from None
+        message = str(exc)
+        if "int_max_str_digits" in message or "integer string conversion" in message:
+            message = "an integer literal has more digits than any valid request needs"
+        raise ToolError("invalid_input", f"invalid JSON: {message}") from None
     if not isinstance(value, dict):
         raise ToolError(
             "invalid_input", f"request must be a JSON object, got {_json_type(value)}"

@@ -46,6 +46,14 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; return the exit status (never raises, never a traceback)."""
+    for stream in (sys.stdout, sys.stderr):
+        # JSON and reports are UTF-8 whatever the locale says (RFC 8259 section 8.1)
+        reconfigure = getattr(stream, "reconfigure", None)
+        if reconfigure is not None and (getattr(stream, "encoding", "") or "").lower() != "utf-8":
+            try:
+                reconfigure(encoding="utf-8")
+            except (ValueError, OSError):
+                pass
     parser = build_parser()
     try:
         args = parser.parse_args(argv)
