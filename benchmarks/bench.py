@@ -2,7 +2,7 @@
 
 Usage::
 
-    .venv/bin/python benchmarks/bench.py [--json] [--quick] [--seed N]
+    .venv/bin/python benchmarks/bench.py [--json] [--quick] [--seed N] [--save PATH]
 
 Rows (each measured in its own worker subprocess, so that peak memory is per
 measurement; times are medians over repeated runs in that worker):
@@ -393,6 +393,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--json", action="store_true", help="print one JSON object instead of tables")
     parser.add_argument("--quick", action="store_true", help="skip the 1M-segment row, fewer repeats")
     parser.add_argument("--seed", type=int, default=2024)
+    parser.add_argument("--save", metavar="PATH", help="also write the JSON report to PATH")
     parser.add_argument("--worker", help=argparse.SUPPRESS)
     parser.add_argument("args", nargs="?", help=argparse.SUPPRESS)
     ns = parser.parse_args(argv)
@@ -425,6 +426,8 @@ def main(argv: list[str] | None = None) -> int:
         "sacrebleu_over_ours_cpu": wmt["sacrebleu"]["cpu_median_s"] / wmt["ours"]["cpu_median_s"],
         "nltk_over_ours_cpu": wmt["nltk"]["cpu_median_s"] / wmt["ours"]["cpu_median_s"],
     }
+    if ns.save:
+        Path(ns.save).write_text(json.dumps(report, indent=2) + "\n", encoding="utf-8")
     if ns.json:
         print(json.dumps(report, indent=2))
     else:

@@ -80,6 +80,14 @@ class TestKernelsAgainstDefinition:
         got = numpy_counts(hyps, refs, max_order, dense_table_max=0)
         assert as_tuple(got) == reference_stats(hyps, refs, max_order)
 
+    @given(CORPUS, ORDER)
+    def test_numpy_kernel_argsort_path(self, corpus, max_order):
+        """The argsort path (keys too wide to pack with positions) agrees too."""
+        hyps = [h for h, _ in corpus]
+        refs = [r for _, r in corpus]
+        got = numpy_counts(hyps, refs, max_order, packed_sort=False)
+        assert as_tuple(got) == reference_stats(hyps, refs, max_order)
+
     @given(CORPUS, ORDER, st.integers(min_value=1, max_value=40))
     def test_streaming_blocks(self, corpus, max_order, block_tokens):
         """corpus_stats_iter gives the same sums whatever the block size."""
