@@ -212,3 +212,17 @@ class TestFastValidation:
         with pytest.raises(ToolError) as info:
             _corpus_limits(request, card("bleu-corpus-compute").limits)
         assert (info.value.code, info.value.path) == ("limit_exceeded", "/references/0/1/1")
+
+
+def test_corpus_stats_without_numpy(monkeypatch):
+    """Without numpy the standard-library kernel gives the definition's counts."""
+    import bleu_compat.stats as stats_module
+
+    monkeypatch.setattr(stats_module, "numpy_available", lambda: False)
+    monkeypatch.setattr(stats_module, "numpy_counts", None)  # any call would fail
+    rnd = random.Random(6)
+    vocab = ["x", "y", "z", "x y"]
+    hyps = [[rnd.choice(vocab) for _ in range(rnd.randint(0, 20))] for _ in range(200)]
+    refs = [[[rnd.choice(vocab) for _ in range(rnd.randint(0, 20))] for _ in range(3)] for _ in range(200)]
+    m, t, h, r = reference_stats(hyps, refs, 4)
+    assert corpus_stats(hyps, refs) == SufficientStats(tuple(m), tuple(t), h, r)
