@@ -1,0 +1,231 @@
+"""Crosscheck reports: JSON (machines), Markdown (people), JUnit XML (CI).
+
+All three are deterministic for a seed, case counts, code and library
+versions: no timestamps or durations inside (the CLI writes timing to a
+separate ``crosscheck.timing.json``). Keys and rows are sorted.
+"""
+
+from __future__ import annotations
+
+import json
+import platform
+from typing import Any
+from xml.etree import ElementTree as ET
+
+from bleu_compat.jsonio import dumps_js
+
+from .classify import IMPLEMENTATIONS
+from .run import ULP_BUCKETS, Tally
+
+__all__ = ["build_report", "to_markdown", "to_junit", "FORMAT", "run_command"]
+
+FORMAT = "bleu-compat-crosscheck/1"
+
+
+def _kind_name(tool: str, impl: str, field: str, entries: tuple[str, ...]) -> str:
+    return f"{tool} | {impl} | {field} | {'+'.join(entries) or 'UNEXPECTED'}"
+
+
+def run_command(tool_id: str, request: dict[str, Any]) -> str:
+    """A shell command that runs ``request`` through ours (``bleu-compat run``)."""
+    body = dumps_js(request)
+    return f"bleu-compat run {tool_id} <<'EOF'\n{body}\nEOF"
+
+
+def build_report(tally: Tally, *, seed: int, cases: dict[str, int], versions: dict[str, str]) -> dict[str, Any]:
+    """The JSON report of a crosscheck (plain data, deterministic)."""
+    from bleu_compat import catalog
+
+    entry_counts: dict[str, dict[str, Any]] = {}
+    kinds = []
+    for (tool, impl, field, entries), (count, example) in sorted(tally.kinds.items()):
+        kinds.append({"tool": tool, "implementation": impl, "field": field,
+                      "entries": list(entries), "unexpected": not entries, "count": count,
+                      "name": _kind_name(tool, impl, field, entries), "example": example})
+        for e in entries:
+            row = entry_counts.setdefault(e, {"count": 0, "example": example})
+            row["count"] += count
+    for real in tally.real:
+        for d in real["discrepancies"]:
+            for e in d["entries"]:
+                row = entry_counts.setdefault(e, {"count": 0, "example": dict(d, case_id=d["case_id"])})
+                row["count"] += 1
+    titles = {e.id: e.title for e in getattr(catalog, "ENTRIES", ())}
+    entries_out = {
+        e: {"title": titles.get(e, ""), "count": row["count"], "example": row["example"]}
+        for e, row in sorted(entry_counts.items())
+    }
+    ulps = []
+    for (tool, impl, field), hist in sorted(tally.ulps.items()):
+        ulps.append({"tool": tool, "implementation": impl, "field": field,
+                     "histogram": {b: hist.get(b, 0) for b in ULP_BUCKETS},
+                     "max": tally.ulps_max[(tool, impl, field)]})
+    unexpected = []
+    for d in tally.unexpected:
+        item = d.to_json()
+        repro = d.reproducer if d.reproducer is not None else (
+            d.request if "real_corpus" not in d.request else None)
+        item["reproducer"] = repro
+        item["command"] = run_command(d.tool_id, repro) if repro is not None else None
+        unexpected.append(item)
+    return {
+        "format": FORMAT,
+        "seed": seed,
+        "cases": {t: cases.get(t, 0) for t in sorted(cases)},
+        "versions": dict(sorted(versions.items())),
+        "implementations": list(IMPLEMENTATIONS),
+        "summary": {t: {i: row for i, row in sorted(rows.items())}
+                    for t, rows in sorted(tally.case_outcomes.items())},
+        "entries": entries_out,
+        "kinds": kinds,
+        "not_representable": [
+            {"tool": t, "implementation": i, "reason": r, "count": n}
+            for (t, i, r), n in sorted(tally.not_representable.items())
+        ],
+        "ulps_vs_exact": ulps,
+        "real": sorted(tally.real, key=lambda r: r["name"]),
+        "unexpected_count": len(tally.unexpected),
+        "unexpected": unexpected,
+    }
+
+
+def versions_now() -> dict[str, str]:
+    """bleu_compat, sacreBLEU, NLTK, mpmath and Python versions."""
+    from importlib import metadata
+
+    from bleu_compat import __version__
+
+    out = {"bleu_compat": __version__, "python": platform.python_version()}
+    for lib in ("sacrebleu", "nltk", "mpmath", "hypothesis"):
+        try:
+            out[lib] = metadata.version(lib)
+        except metadata.PackageNotFoundError:
+            out[lib] = "not installed"
+    return out
+
+
+def _md_value(v: Any) -> str:
+    text = json.dumps(v, ensure_ascii=False) if not isinstance(v, str) else v
+    text = text.replace("|", "\\|").replace("\n", " ")
+    return text if len(text) <= 120 else text[:117] + "…"
+
+
+def to_markdown(report: dict[str, Any]) -> str:
+    """The Markdown report for people."""
+    v = report["versions"]
+    lines = [
+        "# bleu-compat crosscheck",
+        "",
+        f"Seed {report['seed']}; generated cases: "
+        + ", ".join(f"{t} {n}" for t, n in report["cases"].items())
+        + f" ({sum(report['cases'].values())} in all); real corpora: {len(report['real'])}.",
+        f"Versions: bleu_compat {v.get('bleu_compat')}, sacreBLEU {v.get('sacrebleu')}, "
+        f"NLTK {v.get('nltk')}, mpmath {v.get('mpmath')}, Python {v.get('python')}.",
+        "",
+        f"**UNEXPECTED differences: {report['unexpected_count']}.**",
+        "",
+        "## Summary (cases per tool and implementation)",
+        "",
+        "| tool | implementation | agree | explained | UNEXPECTED | not representable |",
+        "|---|---|---:|---:|---:|---:|",
+    ]
+    for tool, rows in report["summary"].items():
+        for impl, row in rows.items():
+            lines.append(f"| {tool} | {impl} | {row['agree']} | {row['explained']} | "
+                         f"{row['unexpected']} | {row['not_representable']} |")
+    lines += ["", "## Catalog entries seen (differences counted per field; one example each)", "",
+              "| entry | count | title | example (case, implementation, field: card → library) |",
+              "|---|---:|---|---|"]
+    for e, row in report["entries"].items():
+        ex = row["example"]
+        lines.append(
+            f"| `{e}` | {row['count']} | {_md_value(row['title'])} | {ex.get('case_id')}, "
+            f"{ex.get('implementation')}, {ex.get('field')}: {_md_value(ex.get('card_value'))} → "
+            f"{_md_value(ex.get('library_value'))} |")
+    lines += ["", "## Kinds of difference (tool | implementation | field | entries)", "",
+              "| kind | count |", "|---|---:|"]
+    lines += [f"| {_md_value(k['name'])} | {k['count']} |" for k in report["kinds"]]
+    lines += ["", "## Not representable", "", "| tool | implementation | reason | cases |",
+              "|---|---|---|---:|"]
+    lines += [f"| {r['tool']} | {r['implementation']} | {_md_value(r['reason'])} | {r['count']} |"
+              for r in report["not_representable"]]
+    lines += ["", "## ULP distance to the correctly rounded exact value (mpmath, 60 digits)", "",
+              "Unrounded doubles; libraries only on requests without `decimals`.", "",
+              "| tool | implementation | field | " + " | ".join(ULP_BUCKETS) + " | max |",
+              "|---|---|---|" + "---:|" * (len(ULP_BUCKETS) + 1)]
+    for u in report["ulps_vs_exact"]:
+        lines.append(f"| {u['tool']} | {u['implementation']} | {u['field']} | "
+                     + " | ".join(str(u["histogram"][b]) for b in ULP_BUCKETS) + f" | {u['max']} |")
+    lines += ["", "## Real corpora (BLEU, 0–100)", "",
+              "| corpus | segments | refs | tokenize | published | "
+              + " | ".join(report["implementations"]) + " | exact |",
+              "|---|---:|---:|---|---|" + "---:|" * (len(report["implementations"]) + 1)]
+    for r in report["real"]:
+        scores = [r["scores"].get(i) for i in report["implementations"]]
+        cells = ["—" if s is None else repr(100 * s) for s in scores]
+        lines.append(f"| {r['name']} | {r['segments']} | {r['references']} | {r['tokenize']} | "
+                     f"{r['published']} | " + " | ".join(cells) + f" | {100 * r['truth_exact_bleu']!r} |")
+    for r in report["real"]:
+        for d in r["discrepancies"]:
+            lines.append(f"- {r['name']}: {d['implementation']} `{d['field']}` "
+                         f"{_md_value(d['card_value'])} → {_md_value(d['library_value'])}"
+                         f" ({'+'.join(d['entries']) or 'UNEXPECTED'})")
+    lines += ["", "## UNEXPECTED differences", ""]
+    if not report["unexpected"]:
+        lines.append("None: every difference is explained by a catalog entry.")
+    for u in report["unexpected"]:
+        lines += [f"### {u['case_id']}: {u['implementation']} `{u['field']}`", "",
+                  f"card value {_md_value(u['card_value'])}, implementation value "
+                  f"{_md_value(u['library_value'])}"
+                  + (f" ({u['ulps']} ULPs)" if u["ulps"] is not None else ""), ""]
+        if u["command"]:
+            lines += ["Minimal reproducer (shrunk by hypothesis):", "", "```sh", u["command"], "```", ""]
+        else:
+            lines += ["(real corpus; not shrunk)", ""]
+    return "\n".join(lines) + "\n"
+
+
+def to_junit(report: dict[str, Any]) -> str:
+    """JUnit XML: one testcase per tool × implementation × catalog entry, plus
+    one ``agreement`` testcase per tool × implementation that fails on UNEXPECTED."""
+    suites = ET.Element("testsuites", name="bleu-compat crosscheck")
+    versions = report["versions"]
+    by_tool: dict[str, list[ET.Element]] = {}
+    for tool, rows in report["summary"].items():
+        for impl, row in rows.items():
+            case = ET.Element("testcase", classname=f"{tool}.{impl}", name="agreement")
+            bad = [u for u in report["unexpected"] if u["tool_id"] == tool and u["implementation"] == impl]
+            if bad:
+                failure = ET.SubElement(case, "failure", message=f"{len(bad)} UNEXPECTED difference(s)",
+                                        type="UNEXPECTED")
+                failure.text = "\n\n".join(
+                    f"{u['case_id']} {u['field']}: card {u['card_value']!r}, got {u['library_value']!r}\n"
+                    + (u["command"] or "") for u in bad)
+            by_tool.setdefault(tool, []).append(case)
+    for k in report["kinds"]:
+        for e in k["entries"]:
+            case = ET.Element("testcase", classname=f"{k['tool']}.{k['implementation']}",
+                              name=f"{e} [{k['field']}]")
+            out = ET.SubElement(case, "system-out")
+            out.text = f"explained by {e}: {k['count']} case(s)"
+            by_tool.setdefault(k["tool"], []).append(case)
+    for r in report["real"]:
+        for impl in report["implementations"]:
+            case = ET.Element("testcase", classname=f"real.{r['name']}", name=impl)
+            bad = [d for d in r["discrepancies"] if d["implementation"] == impl and not d["entries"]]
+            if bad:
+                failure = ET.SubElement(case, "failure", type="UNEXPECTED", message="UNEXPECTED difference")
+                failure.text = "\n".join(f"{d['field']}: {d['card_value']!r} -> {d['library_value']!r}" for d in bad)
+            by_tool.setdefault("real-corpora", []).append(case)
+    for tool in sorted(by_tool):
+        cases = by_tool[tool]
+        failures = sum(1 for c in cases if c.find("failure") is not None)
+        suite = ET.SubElement(suites, "testsuite", name=tool, tests=str(len(cases)),
+                              failures=str(failures), errors="0")
+        props = ET.SubElement(suite, "properties")
+        for key in ("sacrebleu", "nltk", "bleu_compat"):
+            ET.SubElement(props, "property", name=key, value=str(versions.get(key)))
+        ET.SubElement(props, "property", name="seed", value=str(report["seed"]))
+        suite.extend(cases)
+    ET.indent(suites)
+    return '<?xml version="1.0" encoding="UTF-8"?>\n' + ET.tostring(suites, encoding="unicode") + "\n"

@@ -1,0 +1,333 @@
+"""Orchestration of a crosscheck: generated cases and real corpora, over processes.
+
+Generated cases are cut into chunks of consecutive case numbers; each chunk
+runs in a worker process (:class:`concurrent.futures.ProcessPoolExecutor`)
+and comes back as a :class:`Tally` (counts, first example per kind, ULP
+histograms, every UNEXPECTED discrepancy). Tallies are merged in chunk
+order, so the result depends only on the seed, the case counts, the code
+and the library versions, never on scheduling. The bundled real corpora
+(``fixtures/real/``) run as units of their own: they exceed the cards'
+limits, so ours is :func:`bleu_compat.corpus_bleu` and the adapters get the
+request dict directly. UNEXPECTED discrepancies are then shrunk (in the
+parent) to minimal reproducers.
+"""
+
+from __future__ import annotations
+
+import os
+from concurrent.futures import ProcessPoolExecutor, as_completed
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable, Sequence
+
+from bleu_compat.bleu import corpus_bleu
+from bleu_compat.tools import TOOL_IDS
+
+from .classify import IMPLEMENTATIONS, CaseResult, evaluate, shrink
+from .compare import Discrepancy
+from .generate import generate_case
+
+__all__ = [
+    "RealSet", "REAL_SETS", "Tally", "run_crosscheck", "ulp_bucket", "ULP_BUCKETS",
+    "DEFAULT_CASES", "DEFAULT_SEED", "fixtures_dir", "load_real_set",
+]
+
+DEFAULT_SEED = 0
+#: Generated cases per tool in the default run (2,100 in all).
+DEFAULT_CASES = {"bleu-corpus-compute": 700, "bleu-smoothing-compute": 700, "bleu-brevity-penalty": 700}
+CHUNK = 25
+ULP_BUCKETS = ("0", "1", "2", "3-4", "5-8", "9-16", "17-64", "65-1024", ">1024")
+MAX_SHRINK = 8  # UNEXPECTED kinds shrunk per run (each kind once)
+
+
+def ulp_bucket(ulps: int) -> str:
+    """The histogram bucket (one of :data:`ULP_BUCKETS`) of a ULP distance."""
+    for bound, name in ((0, "0"), (1, "1"), (2, "2"), (4, "3-4"), (8, "5-8"), (16, "9-16"),
+                        (64, "17-64"), (1024, "65-1024")):
+        if ulps <= bound:
+            return name
+    return ">1024"
+
+
+@dataclass(frozen=True)
+class RealSet:
+    """A bundled real corpus under ``fixtures/real/<name>/``.
+
+    Attributes:
+        name: the directory name.
+        hypothesis: the system output file; references: reference files.
+        tokenize: ``"13a"`` or ``"none"`` (already tokenized).
+        published: the published BLEU (0–100) and its source, for the report.
+    """
+
+    name: str
+    hypothesis: str
+    references: tuple[str, ...]
+    tokenize: str
+    published: str
+
+
+REAL_SETS: tuple[RealSet, ...] = (
+    RealSet("nltk-wmt15-100", "sys.google.tok.txt", ("ref.A.tok.txt",), "none",
+            "23.17 (multi-bleu.perl, package README)"),
+    RealSet("wmt17-en-de-uedin-nmt", "sys.uedin-nmt.4722.txt", ("ref.A.txt",), "13a",
+            "28.3 (mteval-v13a.pl -c, sacreBLEU test.sh)"),
+    RealSet("wmt21-en-de-facebook-ai", "sys.Facebook-AI.txt", ("ref.A.txt", "ref.C.txt", "ref.D.txt"),
+            "13a", "61.996188279428004 (wmt21-news-systems automatic-scores.tsv bleu-all)"),
+)
+
+
+def fixtures_dir() -> Path:
+    """``fixtures/real`` of the source tree (``$BLEU_COMPAT_FIXTURES`` overrides)."""
+    env = os.environ.get("BLEU_COMPAT_FIXTURES")
+    if env:
+        return Path(env)
+    return Path(__file__).resolve().parents[2] / "fixtures" / "real"
+
+
+def load_real_set(real: RealSet, root: Path | None = None) -> dict[str, Any]:
+    """The bleu-corpus-compute request dict of a real corpus (tokenized now)."""
+    from bleu_compat.corpus_io import read_lines
+    from bleu_compat.tokenizers import tokenize_lines
+
+    base = (root or fixtures_dir()) / real.name
+    hyps = tokenize_lines(read_lines(base / real.hypothesis).lines, real.tokenize)
+    ref_streams = [tokenize_lines(read_lines(base / f).lines, real.tokenize) for f in real.references]
+    references = [[stream[i] for stream in ref_streams] for i in range(len(hyps))]
+    return {"hypotheses": hyps, "references": references}
+
+
+def _ours_unlimited(tool_id: str, request: dict[str, Any]) -> dict[str, Any]:
+    # Real corpora exceed the card limits: the library function has none.
+    result = corpus_bleu(request["hypotheses"], request["references"],
+                         max_order=request.get("max_order", 4))
+    return {
+        "bleu": result.bleu, "brevity_penalty": result.brevity_penalty,
+        "candidate_length": result.stats.hyp_len, "reference_length": result.stats.ref_len,
+        "max_order": result.max_order, "matches": list(result.stats.matches),
+        "totals": list(result.stats.totals),
+    }
+
+
+@dataclass
+class Tally:
+    """Merged results of some cases (JSON-ready pieces).
+
+    Attributes:
+        cases: tool -> number of cases run.
+        case_outcomes: tool -> implementation -> {"agree", "explained",
+            "unexpected", "not_representable"} -> number of cases.
+        kinds: (tool, implementation, field, entries) -> [count, first example].
+        not_representable: (tool, implementation, reason) -> count.
+        ulps: (tool, implementation, field) -> bucket -> count.
+        ulps_max: (tool, implementation, field) -> largest ULP distance to exact.
+        unexpected: every UNEXPECTED discrepancy.
+        versions: library -> version.
+        real: one record per real corpus.
+    """
+
+    cases: dict[str, int] = field(default_factory=dict)
+    case_outcomes: dict[str, dict[str, dict[str, int]]] = field(default_factory=dict)
+    kinds: dict[tuple[str, str, str, tuple[str, ...]], list[Any]] = field(default_factory=dict)
+    not_representable: dict[tuple[str, str, str], int] = field(default_factory=dict)
+    ulps: dict[tuple[str, str, str], dict[str, int]] = field(default_factory=dict)
+    ulps_max: dict[tuple[str, str, str], int] = field(default_factory=dict)
+    unexpected: list[Discrepancy] = field(default_factory=list)
+    versions: dict[str, str] = field(default_factory=dict)
+    real: list[dict[str, Any]] = field(default_factory=list)
+
+    def add_case(self, result: CaseResult, implementations: Sequence[str]) -> None:
+        """Count one case's result."""
+        tool = result.tool_id
+        self.cases[tool] = self.cases.get(tool, 0) + 1
+        self.versions.update(result.versions)
+        by_impl: dict[str, list[Discrepancy]] = {}
+        for d in result.discrepancies:
+            by_impl.setdefault(d.implementation, []).append(d)
+            key = (tool, d.implementation, d.field, d.entries)
+            if key not in self.kinds:
+                self.kinds[key] = [0, d.to_json()]
+            self.kinds[key][0] += 1
+            if d.unexpected:
+                self.unexpected.append(d)
+        outcomes = self.case_outcomes.setdefault(tool, {})
+        for impl in implementations:
+            row = outcomes.setdefault(impl, dict.fromkeys(
+                ("agree", "explained", "unexpected", "not_representable"), 0))
+            if impl in result.not_representable:
+                row["not_representable"] += 1
+                reason = result.not_representable[impl]
+                nkey = (tool, impl, reason)
+                self.not_representable[nkey] = self.not_representable.get(nkey, 0) + 1
+            elif impl not in by_impl:
+                row["agree"] += 1
+            elif any(d.unexpected for d in by_impl[impl]):
+                row["unexpected"] += 1
+            else:
+                row["explained"] += 1
+        for impl, fields in result.ulps_vs_exact.items():
+            for f, u in fields.items():
+                ukey = (tool, impl, f)
+                hist = self.ulps.setdefault(ukey, {})
+                bucket = ulp_bucket(u)
+                hist[bucket] = hist.get(bucket, 0) + 1
+                self.ulps_max[ukey] = max(self.ulps_max.get(ukey, 0), u)
+
+    def merge(self, other: Tally) -> None:
+        """Add ``other`` (a later chunk) to this tally."""
+        for tool, n in other.cases.items():
+            self.cases[tool] = self.cases.get(tool, 0) + n
+        for tool, impls in other.case_outcomes.items():
+            mine = self.case_outcomes.setdefault(tool, {})
+            for impl, row in impls.items():
+                target = mine.setdefault(impl, dict.fromkeys(row, 0))
+                for k, v in row.items():
+                    target[k] += v
+        for key, (count, example) in other.kinds.items():
+            if key in self.kinds:
+                self.kinds[key][0] += count
+            else:
+                self.kinds[key] = [count, example]
+        for key, n in other.not_representable.items():
+            self.not_representable[key] = self.not_representable.get(key, 0) + n
+        for key, hist in other.ulps.items():
+            mine_hist = self.ulps.setdefault(key, {})
+            for b, n in hist.items():
+                mine_hist[b] = mine_hist.get(b, 0) + n
+        for key, u in other.ulps_max.items():
+            self.ulps_max[key] = max(self.ulps_max.get(key, 0), u)
+        self.unexpected.extend(other.unexpected)
+        self.versions.update(other.versions)
+        self.real.extend(other.real)
+
+
+def _run_chunk(seed: int, tool_id: str, start: int, count: int,
+               implementations: tuple[str, ...]) -> Tally:
+    tally = Tally()
+    for k in range(start, start + count):
+        case = generate_case(seed, tool_id, k)
+        tally.add_case(evaluate(tool_id, case.case_id, case.request,
+                                implementations=implementations), implementations)
+    return tally
+
+
+def _run_real(real: RealSet, implementations: tuple[str, ...], root: str | None) -> Tally:
+    request = load_real_set(real, Path(root) if root else None)
+    result = evaluate("bleu-corpus-compute", f"real:{real.name}", request,
+                      implementations=implementations, ours=_ours_unlimited, keep_outputs=True)
+    tally = Tally()
+    tally.add_case(result, implementations)
+    # The real corpus counts once under its own name, not among generated cases.
+    tally.cases.clear()
+    outcomes = tally.case_outcomes.pop("bleu-corpus-compute", {})
+    scores = {impl: (out or {}).get("bleu") for impl, out in result.outputs.items()}
+    scores["truth"] = result.truth.expected["bleu"]
+    tally.real.append({
+        "name": real.name,
+        "segments": len(request["hypotheses"]),
+        "references": len(real.references),
+        "tokenize": real.tokenize,
+        "published": real.published,
+        "scores": scores,
+        "truth_exact_bleu": result.truth.exact["bleu"],
+        "matches": result.truth.expected["matches"],
+        "totals": result.truth.expected["totals"],
+        "candidate_length": result.truth.expected["candidate_length"],
+        "reference_length": result.truth.expected["reference_length"],
+        "outcomes": {impl: next(k for k, v in row.items() if v) for impl, row in outcomes.items()},
+        "not_representable": dict(result.not_representable),
+        "discrepancies": [d.to_json(with_request=False) for d in result.discrepancies],
+    })
+    for d in result.discrepancies:  # keep the big request out of the kind examples
+        key = ("bleu-corpus-compute", d.implementation, d.field, d.entries)
+        tally.kinds.pop(key, None)
+    tally.unexpected = [
+        Discrepancy(d.tool_id, d.case_id, d.implementation, d.field, d.card_value,
+                    d.library_value, d.ulps, d.entries, {"real_corpus": real.name})
+        for d in tally.unexpected
+    ]
+    tally.ulps.clear()
+    tally.ulps_max.clear()
+    return tally
+
+
+Progress = Callable[[int], None]
+
+
+def run_crosscheck(
+    *,
+    seed: int = DEFAULT_SEED,
+    cases: dict[str, int] | None = None,
+    implementations: Sequence[str] = IMPLEMENTATIONS,
+    real_sets: Sequence[RealSet] = REAL_SETS,
+    real_root: Path | None = None,
+    workers: int | None = None,
+    progress: Progress | None = None,
+    shrink_unexpected: bool = True,
+) -> Tally:
+    """Run a crosscheck and return the merged :class:`Tally`.
+
+    Args:
+        seed: the generator seed.
+        cases: tool -> number of generated cases (default :data:`DEFAULT_CASES`).
+        implementations: which of ours / library modes to run.
+        real_sets: bundled real corpora to run (empty: none).
+        real_root: where the real corpora live (default :func:`fixtures_dir`).
+        workers: processes (default: available cores; 1 runs in this process).
+        progress: called with the number of units just finished (a
+            generated case is 1 unit; a real corpus counts as 100).
+        shrink_unexpected: shrink UNEXPECTED discrepancies to minimal reproducers.
+    """
+    cases = dict(DEFAULT_CASES if cases is None else cases)
+    impls = tuple(implementations)
+    jobs: list[tuple[Callable[..., Tally], tuple[Any, ...], int]] = []
+    for real in real_sets:
+        jobs.append((_run_real, (real, impls, str(real_root) if real_root else None), 100))
+    for tool in TOOL_IDS:
+        for start in range(0, cases.get(tool, 0), CHUNK):
+            count = min(CHUNK, cases[tool] - start)
+            jobs.append((_run_chunk, (seed, tool, start, count, impls), count))
+    if workers is None:
+        workers = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
+    tallies: list[Tally | None] = [None] * len(jobs)
+    if workers <= 1:
+        for i, (fn, args, weight) in enumerate(jobs):
+            tallies[i] = fn(*args)
+            if progress:
+                progress(weight)
+    else:
+        with ProcessPoolExecutor(max_workers=workers) as pool:
+            futures = {pool.submit(fn, *args): (i, weight) for i, (fn, args, weight) in enumerate(jobs)}
+            for future in as_completed(futures):
+                i, weight = futures[future]
+                tallies[i] = future.result()
+                if progress:
+                    progress(weight)
+    total = Tally()
+    for t in tallies:
+        assert t is not None
+        total.merge(t)
+    if shrink_unexpected:
+        _shrink_all(total)
+    return total
+
+
+def _shrink_all(tally: Tally) -> None:
+    done: dict[tuple[str, str, str], dict[str, Any] | None] = {}
+    shrunk: list[Discrepancy] = []
+    for d in tally.unexpected:
+        key = (d.tool_id, d.implementation, d.field)
+        if key not in done and len(done) < MAX_SHRINK and "real_corpus" not in d.request:
+            done[key] = shrink(d.tool_id, d.request, _still_fails(d))
+        reproducer = done.get(key)
+        shrunk.append(Discrepancy(d.tool_id, d.case_id, d.implementation, d.field, d.card_value,
+                                  d.library_value, d.ulps, d.entries, d.request, reproducer))
+    tally.unexpected = shrunk
+
+
+def _still_fails(d: Discrepancy) -> Callable[[dict[str, Any]], bool]:
+    def predicate(request: dict[str, Any]) -> bool:
+        result = evaluate(d.tool_id, "shrink", request, implementations=(d.implementation,))
+        return any(x.field == d.field and x.unexpected for x in result.discrepancies)
+
+    return predicate
