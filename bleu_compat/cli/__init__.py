@@ -25,6 +25,7 @@ COMMAND_MODULES = (
     "bleu_compat.cli.catalog",
     "bleu_compat.cli.score",
     "bleu_compat.cli.serve",
+    "bleu_compat.cli.crosscheck",
 )
 
 
