@@ -22,9 +22,11 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Callable, Sequence
 
-from bleu_compat.adapters import LIBRARIES, MODES, run_adapter
+import bleu_compat.adapters as _adapters
+import bleu_compat.tools as _tools
+from bleu_compat.adapters import LIBRARIES, MODES
 from bleu_compat.errors import OracleUnavailableError, ToolError
-from bleu_compat.tools import execute, validate_request
+from bleu_compat.tools import validate_request
 from bleu_compat.ulp import ulp_distance
 
 from .compare import Discrepancy, FieldDiff, compare_outputs
@@ -103,8 +105,8 @@ def evaluate(
     request: dict[str, Any],
     *,
     implementations: Sequence[str] = IMPLEMENTATIONS,
-    ours: OursFn = execute,
-    adapter: AdapterFn = run_adapter,
+    ours: OursFn | None = None,
+    adapter: AdapterFn | None = None,
     keep_outputs: bool = False,
 ) -> CaseResult:
     """Run ``implementations`` on ``request`` and classify every difference.
@@ -115,10 +117,14 @@ def evaluate(
         request: a valid card request (or, for real corpora, a request dict
             beyond the card limits together with an ``ours`` that skips them).
         implementations: ``"ours"`` and/or ``"<library>/<mode>"``.
-        ours: how to run ours (default :func:`bleu_compat.execute`).
-        adapter: how to run a library (default :func:`run_adapter`).
+        ours: how to run ours (default :func:`bleu_compat.tools.execute`,
+            looked up at call time so tests can plant a bug).
+        adapter: how to run a library (default :func:`run_adapter`, looked up
+            at call time).
         keep_outputs: keep every output in :attr:`CaseResult.outputs`.
     """
+    ours = ours or _tools.execute
+    adapter = adapter or _adapters.run_adapter
     the_truth = truth(tool_id, request)
     result = CaseResult(tool_id, case_id, request, the_truth)
     expected = the_truth.expected
