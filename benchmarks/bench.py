@@ -22,8 +22,9 @@ measurement; times are medians over repeated runs in that worker):
 * ``tool``: ``bleu_compat.execute('bleu-corpus-compute', request)`` on a
   request at the card's limits (1,000 segments, 50,000 tokens in hypotheses
   plus references), as a parsed dict and as JSON text.
-* ``harness``: cross-checked cases per second, when ``bleu_compat.harness``
-  provides a runner (skipped with a note otherwise).
+* ``harness``: generated cases cross-checked per second per tool
+  (``bleu_compat.harness.run.run_crosscheck``, one process, no shrinking),
+  skipped with a note when the harness is not installed.
 
 Peak memory: ``tracemalloc`` peak of one extra run of the measured call
 (Python and numpy allocations made by that call), and the worker's
@@ -272,18 +273,28 @@ def worker_tool(seed: int, repeats: int) -> dict[str, Any]:
     return out
 
 
-def worker_harness(seed: int) -> dict[str, Any]:
+def worker_harness(seed: int, quick: bool) -> dict[str, Any]:
     try:
-        from bleu_compat.harness import run as harness_run  # type: ignore[attr-defined]
+        from bleu_compat.harness.run import run_crosscheck
     except ImportError as exc:
-        return {"skipped": f"bleu_compat.harness has no runner yet ({exc})"}
-    runner = getattr(harness_run, "run_cases", None)
-    if runner is None:
-        return {"skipped": "bleu_compat.harness.run has no run_cases(seed, tool_id, count)"}
-    count = 200
-    wall, cpu, _ = timed(lambda: runner(seed, "bleu-corpus-compute", count))
-    return {"cases": count, "median_s": wall, "cpu_median_s": cpu, "cases_per_s": count / wall,
-            "maxrss": maxrss_bytes()}
+        return {"skipped": f"bleu_compat.harness has no crosscheck runner yet ({exc})"}
+    from bleu_compat.tools import TOOL_IDS
+
+    def crosscheck(tool_id: str, count: int) -> Any:
+        # one process, generated cases only, no shrinking: the per-case cost of
+        # generating a request, running ours + every library mode, comparing.
+        return run_crosscheck(seed=seed, cases={tool_id: count}, real_sets=(), workers=1,
+                              shrink_unexpected=False)
+
+    counts = {"bleu-corpus-compute": 50 if quick else 200}
+    out: dict[str, Any] = {"tools": {}}
+    for tool_id in TOOL_IDS:
+        count = counts.get(tool_id, 200 if quick else 1000)
+        crosscheck(tool_id, 2)  # warm-up: imports, caches
+        wall, cpu, _ = timed(lambda: crosscheck(tool_id, count))
+        out["tools"][tool_id] = {"cases": count, "wall_s": wall, "cpu_s": cpu, "cases_per_s": count / wall}
+    out["maxrss"] = maxrss_bytes()
+    return out
 
 
 WORKERS: dict[str, Callable[..., dict[str, Any]]] = {
@@ -383,9 +394,15 @@ def render(report: dict[str, Any]) -> None:
     harness = report["harness"]
     if "skipped" in harness:
         console.print(f"Harness throughput: skipped — {harness['skipped']}")
-    else:
-        console.print(f"Harness throughput: {harness['cases_per_s']:.1f} cross-checked cases/s "
-                      f"({harness['cases']} cases in {harness['median_s']:.2f} s)")
+        return
+    table = Table(title="Harness: generated cases cross-checked (ours, sacreBLEU and NLTK in every mode, "
+                        "field-by-field comparison), one process")
+    for col in ("tool", "cases", "wall s", "CPU s", "cases/s"):
+        table.add_column(col, justify="right")
+    for tool_id, row in harness["tools"].items():
+        table.add_row(tool_id, str(row["cases"]), f"{row['wall_s']:.2f}", f"{row['cpu_s']:.2f}",
+                      f"{row['cases_per_s']:.0f}")
+    console.print(table)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -417,7 +434,7 @@ def main(argv: list[str] | None = None) -> int:
     log("tool path…")
     report["tool"] = run_worker("tool", ns.seed, 11 if ns.quick else 21)
     log("harness…")
-    report["harness"] = run_worker("harness", ns.seed)
+    report["harness"] = run_worker("harness", ns.seed, ns.quick)
     report["loadavg_end"] = os.getloadavg()
     wmt = report["wmt"]["libraries"]
     report["ratios"] = {
