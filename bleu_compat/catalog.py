@@ -20,6 +20,7 @@ import math
 from dataclasses import dataclass, field
 from typing import Any, Callable, Sequence
 
+from .rounding import to_fixed
 from .stats import SufficientStats, closest_ref_len, corpus_stats
 from .ulp import ulp_distance
 
@@ -75,6 +76,12 @@ class CatalogEntry:
 
 _SACREBLEU = ">=2.4,<3"
 _NLTK = ">=3.9,<4"
+_DECIMALS_NOTE = (
+    "With decimals, a difference of a few ULPs can move the rounded value across a decimal "
+    "boundary: at max_order 1 with p_1 = 1/4 the card's bleu is exactly 0.25, a tie that "
+    "toFixed(1) takes to 0.3, while a double one ULP below gives 0.2. The entry covers such "
+    "a flip when the doubles before rounding are within its bound."
+)
 CORPUS, SMOOTHING, BREVITY = "bleu-corpus-compute", "bleu-smoothing-compute", "bleu-brevity-penalty"
 
 
@@ -257,7 +264,8 @@ ENTRIES: tuple[CatalogEntry, ...] = (
             "divides sacreBLEU's score by 100. The extra multiplication by 100, the larger "
             "logarithms, the division by N instead of the multiplication by 1/N and the final "
             "division make the two doubles differ by a few ULPs. Measured on 500,000 random "
-            "statistic sets (N = 1..8, counts up to 1e12; seeds 1-3): at most 14 ULPs (histogram peak at 2)."
+            "statistic sets (N = 1..8, counts up to 1e12; seeds 1-3): at most 14 ULPs (histogram peak at 2). "
+            + _DECIMALS_NOTE
         ),
         predicate=_positive_bleu,
         reproducer={
@@ -321,6 +329,7 @@ ENTRIES: tuple[CatalogEntry, ...] = (
             "l_n) by 1/N. The logs themselves are identical (NLTK's Fraction converts to the "
             "correctly rounded m/l), so the difference is a few ULPs. Measured on 500,000 random "
             "statistic sets (N = 1..8, counts up to 1e12; seeds 1-3): at most 7 ULPs."
+            + " " + _DECIMALS_NOTE
         ),
         predicate=_positive_bleu,
         reproducer={
@@ -422,7 +431,8 @@ ENTRIES: tuple[CatalogEntry, ...] = (
             "statistics up to the card's limit of 1e12, smoothed precisions can be tiny, the "
             "logs large and the difference larger: measured on 60,000 random statistic sets "
             "(N = 1..8, counts up to 1e12, all four methods, effective order on and off): at "
-            "most 49 ULPs (method3); without smoothing at most 7."
+            "most 49 ULPs (method3); without smoothing at most 7. "
+            + _DECIMALS_NOTE
         ),
         predicate=_smoothing_positive,
         reproducer={"matches": [5, 2], "totals": [6, 7], "candidate_length": 6,
@@ -513,7 +523,8 @@ ENTRIES: tuple[CatalogEntry, ...] = (
             "As in NLTK-FLOAT-ORDER, NLTK sums w_n * ln(p_n) with math.fsum where the card divides "
             "the plain sum by orders_used. With smoothed precisions far below 1 (statistics up to "
             "1e12) the logs are large: measured on 60,000 random statistic sets (N = 1..8, all "
-            "four methods): at most 61 ULPs (method3); without smoothing at most 4."
+            "four methods): at most 61 ULPs (method3); without smoothing at most 4. "
+            + _DECIMALS_NOTE
         ),
         predicate=lambda q: _smoothing_positive(q) and 0 not in q["totals"],
         reproducer={"matches": [5, 0, 4], "totals": [7, 10, 5], "candidate_length": 7,
@@ -624,6 +635,8 @@ def explain(
     library_value: Any,
     *,
     library_version: str | None = None,
+    card_unrounded: float | None = None,
+    library_unrounded: float | None = None,
 ) -> list[CatalogEntry]:
     """The entries that explain ``library_value != card_value`` for one field.
 
@@ -631,6 +644,14 @@ def explain(
     match, the installed ``library_version`` lies in its ``versions`` range,
     its predicate holds for ``request``, and (for entries with ``max_ulps``)
     both values are floats at most ``max_ulps`` ULPs apart.
+
+    With ``decimals`` in the request, two doubles a few ULPs apart can round
+    to different decimals (0.25 is a tie that toFixed(1) takes to 0.3, while
+    0.24999999999999997 gives 0.2). When the caller passes the doubles
+    before rounding (``card_unrounded``, ``library_unrounded``), a
+    ``max_ulps`` entry is checked on those instead, and explains the
+    difference only if rounding each with the request's ``decimals`` gives
+    exactly ``card_value`` and ``library_value``.
 
     Args:
         library: ``"sacrebleu"`` or ``"nltk"``.
@@ -660,7 +681,9 @@ def explain(
         if e.max_ulps is not None:
             if not (_is_number(card_value) and _is_number(library_value)):
                 continue
-            if ulp_distance(float(card_value), float(library_value)) > e.max_ulps:
+            if not _within_ulps(
+                e.max_ulps, request, card_value, library_value, card_unrounded, library_unrounded
+            ):
                 continue
         try:
             applies = e.predicate(request)
@@ -669,3 +692,25 @@ def explain(
         if applies:
             out.append(e)
     return out
+
+
+def _within_ulps(
+    max_ulps: int,
+    request: Request,
+    card_value: Any,
+    library_value: Any,
+    card_unrounded: float | None,
+    library_unrounded: float | None,
+) -> bool:
+    if ulp_distance(float(card_value), float(library_value)) <= max_ulps:
+        return True
+    decimals = request.get("decimals")
+    if decimals is None or card_unrounded is None or library_unrounded is None:
+        return False
+    if not (_is_number(card_unrounded) and _is_number(library_unrounded)):
+        return False
+    return (
+        ulp_distance(float(card_unrounded), float(library_unrounded)) <= max_ulps
+        and to_fixed(float(card_unrounded), int(decimals)) == card_value
+        and to_fixed(float(library_unrounded), int(decimals)) == library_value
+    )

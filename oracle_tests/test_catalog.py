@@ -200,3 +200,48 @@ def test_catalog_check_command(tmp_path):
     out.write_text(out.read_text(encoding="utf-8") + "edited\n", encoding="utf-8")
     assert main(["catalog", "--check", "--out", str(out)]) == 1
     assert main(["catalog", "--check", "--out", str(tmp_path / "missing.md")]) == 1
+
+
+class TestDecimalsFlip:
+    """A few-ULP float-order difference that ``decimals`` rounds across a boundary."""
+
+    REQUEST = {"hypotheses": [["a", "b", "c", "d"]], "references": [[["c"]]], "max_order": 1, "decimals": 1}
+
+    def test_card_and_sacrebleu_round_to_different_decimals(self) -> None:
+        """p_1 = 1/4 and BP = 1: the card's bleu is exactly 0.25 (a tie, toFixed(1) gives 0.3); sacreBLEU's double lies below it."""
+        from bleu_compat import execute
+        from bleu_compat.adapters import run_adapter
+
+        assert execute("bleu-corpus-compute", self.REQUEST)["bleu"] == 0.3
+        unrounded = {k: v for k, v in self.REQUEST.items() if k != "decimals"}
+        assert execute("bleu-corpus-compute", unrounded)["bleu"] == 0.25
+        library = run_adapter("sacrebleu", "as_called", "bleu-corpus-compute", self.REQUEST).output
+        library_unrounded = run_adapter("sacrebleu", "as_called", "bleu-corpus-compute", unrounded).output
+        assert library is not None and library_unrounded is not None
+        assert library["bleu"] == 0.2
+        assert 0 < ulp_distance(0.25, library_unrounded["bleu"]) <= 14
+
+    def test_explained_only_with_the_unrounded_doubles(self) -> None:
+        """explain() attributes the flip to SACREBLEU-FLOAT-ORDER when given both doubles, and not otherwise."""
+        below = math.nextafter(0.25, 0.0)
+        with_doubles = explain(
+            "sacrebleu", "as_called", "bleu-corpus-compute", self.REQUEST, "bleu", 0.3, 0.2,
+            card_unrounded=0.25, library_unrounded=below,
+        )
+        assert [e.id for e in with_doubles] == ["SACREBLEU-FLOAT-ORDER"]
+        assert explain("sacrebleu", "as_called", "bleu-corpus-compute", self.REQUEST, "bleu", 0.3, 0.2) == []
+
+    def test_far_apart_doubles_are_not_explained(self) -> None:
+        """Doubles further apart than the entry's bound stay UNEXPECTED even when they round differently."""
+        assert explain(
+            "sacrebleu", "as_called", "bleu-corpus-compute", self.REQUEST, "bleu", 0.3, 0.2,
+            card_unrounded=0.25, library_unrounded=0.2,
+        ) == []
+
+    def test_doubles_must_round_to_the_reported_values(self) -> None:
+        """Unrounded doubles that do not round to the reported values explain nothing."""
+        below = math.nextafter(0.25, 0.0)
+        assert explain(
+            "sacrebleu", "as_called", "bleu-corpus-compute", self.REQUEST, "bleu", 0.3, 0.1,
+            card_unrounded=0.25, library_unrounded=below,
+        ) == []

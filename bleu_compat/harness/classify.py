@@ -80,15 +80,22 @@ class CaseResult:
 
 def explain_ids(
     library: str, mode: str, tool_id: str, request: dict[str, Any], diff: FieldDiff,
-    version: str | None,
+    version: str | None, unrounded: tuple[float, float] | None = None,
 ) -> tuple[str, ...]:
-    """Ids of the catalog entries explaining ``diff`` (empty: UNEXPECTED)."""
+    """Ids of the catalog entries explaining ``diff`` (empty: UNEXPECTED).
+
+    ``unrounded`` is (card, library) doubles of a float field before the
+    request's ``decimals`` were applied, so that a few-ULP difference that
+    rounding pushes across a decimal boundary is checked on the doubles.
+    """
     from bleu_compat import catalog
 
+    card_unrounded, library_unrounded = unrounded if unrounded is not None else (None, None)
     try:
         entries = catalog.explain(
             library, mode, tool_id, request, diff.field, diff.expected, diff.actual,
             library_version=version,
+            card_unrounded=card_unrounded, library_unrounded=library_unrounded,
         )
     except NotImplementedError:  # no catalog yet: nothing is explained
         return ()
@@ -169,8 +176,24 @@ def evaluate(
             result.not_representable[impl] = ar.not_representable
             continue
 
+        unrounded_output: list[dict[str, Any] | None] = []
+
+        def library_unrounded(_l: str = library, _m: str = mode) -> dict[str, Any] | None:
+            # the library's doubles before ``decimals``: run once more without it, lazily
+            if not unrounded_output:
+                try:
+                    unrounded_output.append(adapter(_l, _m, tool_id, _without_decimals(request)).output)
+                except Exception:  # then the rounded values are all there is
+                    unrounded_output.append(None)
+            return unrounded_output[0]
+
         def explain(d: FieldDiff, _l: str = library, _m: str = mode, _v: str = ar.version) -> tuple[str, ...]:
-            return explain_ids(_l, _m, tool_id, request, d, _v)
+            unrounded = None
+            if has_decimals and d.field in FLOAT_FIELDS and d.field in the_truth.unrounded:
+                raw = library_unrounded()
+                if raw is not None and isinstance(raw.get(d.field), (int, float)):
+                    unrounded = (the_truth.unrounded[d.field], float(raw[d.field]))
+            return explain_ids(_l, _m, tool_id, request, d, _v, unrounded)
 
         if ar.error is not None or ar.output is None:
             record(impl, [FieldDiff("error", None, ar.error or "no output")], explain)
