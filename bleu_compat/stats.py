@@ -30,6 +30,9 @@ __all__ = [
 #: corpus_stats_iter: large enough to amortise numpy's per-call costs, small
 #: enough that a block's arrays take a few tens of MiB.
 BLOCK_TOKENS = 1 << 20
+#: A block also ends after this many segments, so that a stream of empty
+#: segments (no tokens) is not held whole either.
+_BLOCK_SEGMENTS = 1 << 17
 
 
 def check_max_order(max_order: int) -> None:
@@ -201,7 +204,7 @@ def corpus_stats_iter(
     """Corpus sufficient statistics of a stream of segments, in bounded memory.
 
     Segments are read from ``pairs`` and counted block by block (about
-    ``block_tokens`` tokens each); only the current block and the running
+    ``block_tokens`` tokens, at most 131,072 segments each); only the current block and the running
     sums are held, so a corpus of any length (e.g. read lazily from files)
     needs memory proportional to one block. The result is identical to
     :func:`corpus_stats` on the same segments.
@@ -245,7 +248,7 @@ def corpus_stats_iter(
         block_hyps.append(hypothesis)
         block_refs.append(refs)
         block_size += len(hypothesis) + sum(map(len, refs))
-        if block_size >= limit:
+        if block_size >= limit or len(block_hyps) >= _BLOCK_SEGMENTS:
             flush()
     if block_hyps:
         flush()
