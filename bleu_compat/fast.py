@@ -205,7 +205,6 @@ def numpy_counts(
     # dense rank of each kept position's n-gram among the kept positions.
     positions = np.arange(n_tok, dtype=int64)
     key = np.repeat(sent_seg, sent_lens) * n_tok + ids
-    rank = key  # rebound below
     # Keys are < max(n_seg, n_tok) * n_tok. When a key and a position fit in
     # 63 bits together, one np.sort of (key << bits | position) replaces
     # argsort and two gathers (several times faster on SIMD sorts).
