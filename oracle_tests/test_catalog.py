@@ -149,9 +149,9 @@ def test_denominator_floor_facts():
     """facts() counts the short hypotheses per order."""
     e = entry("NLTK-DENOMINATOR-FLOOR")
     assert e.facts(e.reproducer) == (
-        "1 hypotheses shorter than 2 tokens add 1 to the 2-gram total; "
-        "1 hypotheses shorter than 3 tokens add 1 to the 3-gram total; "
-        "1 hypotheses shorter than 4 tokens add 1 to the 4-gram total")
+        "1 hypothesis shorter than 2 tokens adds 1 to the 2-gram total; "
+        "1 hypothesis shorter than 3 tokens adds 1 to the 3-gram total; "
+        "1 hypothesis shorter than 4 tokens adds 1 to the 4-gram total")
 
 
 def test_real_data_denominator_floor(shared_dir):
