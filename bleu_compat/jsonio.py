@@ -159,8 +159,9 @@ def _parts(path: Any) -> list[Any]:
 
 def _valid_str_list(items: list[Any]) -> bool:
     # True iff ``items`` is a list of (lists of, up to 3 levels) str without a
-    # lone surrogate: token lists and the corpus tool's arrays, checked in C
-    # (exact types only; anything else goes the slow way). Joining never pairs two
+    # lone surrogate, or of ints and finite floats: token lists, count and
+    # length arrays, checked in C (exact types only; anything else goes the
+    # slow way). Joining never pairs two
     # lone surrogates into a valid character (Python strings are code points),
     # so the joined text encodes iff every item does. False sends the caller to
     # its item-by-item walk, which finds the first bad item's pointer; the
@@ -173,6 +174,13 @@ def _valid_str_list(items: list[Any]) -> bool:
             if not level:
                 return True
             continue
+        if kinds == {int}:  # exact int: bool (a subclass) goes the slow way
+            return True
+        if kinds == {float} or kinds == {int, float}:
+            try:
+                return all(map(math.isfinite, level))
+            except OverflowError:  # an int too large for a double: let the walk decide
+                return False
         if kinds != {str}:
             return False
         joined = "".join(level)

@@ -163,6 +163,9 @@ class TestFastValidation:
             ({"references": [[["ok"], ["é", "\udfff"]]]}, "/references/0/1/1"),
             ({"references": [[["ok", 1.5, float("nan")]]]}, "/references/0/0/2"),
             ({"x": [[[[["deep", b"bytes"]]]]]}, "/x/0/0/0/0/1"),
+            ({"matches": [3, 2, 1.5, float("inf")]}, "/matches/3"),
+            ({"segments": [{"reference_lengths": [[1, 2], [float("nan")]]}]},
+             "/segments/0/reference_lengths/1/0"),
         ],
     )
     def test_check_json_value_pointer(self, value, path):
@@ -180,6 +183,12 @@ class TestFastValidation:
         from bleu_compat.jsonio import check_json_value
 
         check_json_value({"hypotheses": [["😀", "é"], []], "references": [[["a b"], []]]})
+
+    def test_check_json_value_accepts_numbers(self):
+        """Ints of any size, finite floats and bools in arrays pass, as item by item."""
+        from bleu_compat.jsonio import check_json_value
+
+        check_json_value({"a": [1, 10**400, 2.5], "b": [True, 0], "c": [[1, 2], [3.0]]})
 
     def test_limit_counts_utf8_bytes(self):
         """A 100-letter Hebrew token (200 UTF-8 bytes) passes the schema but exceeds 128 bytes."""
