@@ -99,3 +99,19 @@ def test_generated_cases_have_no_unexpected_in_ours() -> None:
         for k in range(40):
             c = generate_case(11, tool, k)
             assert evaluate(tool, c.case_id, c.request, implementations=("ours",)).discrepancies == []
+
+
+def test_ulp_histogram_leaves_out_semantic_divergences() -> None:
+    """A library's ULP distance to the exact value is recorded only where it computes the card's quantity."""
+    from bleu_compat.harness.classify import evaluate
+
+    # "a" is shorter than 2..4 tokens: NLTK's floored totals give another score
+    # (NLTK-DENOMINATOR-FLOOR), which is a semantic divergence, not a ULP gap.
+    short = {"hypotheses": [["a", "b", "c", "d"], ["a"]],
+             "references": [[["a", "b", "c", "d"]], [["a"]]]}
+    result = evaluate("bleu-corpus-compute", "short", short,
+                      implementations=("ours", "nltk/as_called", "nltk/mapped"))
+    assert any(d.entries == ("NLTK-DENOMINATOR-FLOOR",) for d in result.discrepancies)
+    assert "nltk/as_called" not in result.ulps_vs_exact
+    assert "nltk/mapped" in result.ulps_vs_exact  # mapped computes the card's totals
+    assert "ours" in result.ulps_vs_exact

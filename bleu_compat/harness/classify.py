@@ -198,14 +198,30 @@ def evaluate(
         if ar.error is not None or ar.output is None:
             record(impl, [FieldDiff("error", None, ar.error or "no output")], explain)
             continue
+        start = len(result.discrepancies)
         record(impl, compare_outputs(expected, ar.output), explain)
-        if not has_decimals:
+        if not has_decimals and _same_semantics(result.discrepancies[start:]):
+            # The library's float accuracy is measured only where it computes the
+            # card's quantity: every difference is a float-order one (a catalog
+            # entry with max_ulps). A semantic divergence (another total, another
+            # brevity penalty) is counted by its entry, not as a ULP distance.
             result.ulps_vs_exact[impl] = {
                 f: ulp_distance(float(ar.output[f]), the_truth.exact[f])
                 for f in FLOAT_FIELDS
                 if isinstance(ar.output.get(f), (int, float)) and not isinstance(ar.output.get(f), bool)
             }
     return result
+
+
+def _same_semantics(discrepancies: Sequence[Discrepancy]) -> bool:
+    from bleu_compat import catalog
+
+    for d in discrepancies:
+        if d.field not in FLOAT_FIELDS or not d.entries:
+            return False
+        if any(catalog.entry(entry_id).max_ulps is None for entry_id in d.entries):
+            return False
+    return True
 
 
 # --- shrinking -----------------------------------------------------------------

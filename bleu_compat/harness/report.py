@@ -150,7 +150,10 @@ def to_markdown(report: dict[str, Any]) -> str:
     lines += [f"| {r['tool']} | {r['implementation']} | {_md_value(r['reason'])} | {r['count']} |"
               for r in report["not_representable"]]
     lines += ["", "## ULP distance to the correctly rounded exact value (mpmath, 60 digits)", "",
-              "Unrounded doubles; libraries only on requests without `decimals`.", "",
+              "Unrounded doubles. Libraries only on requests without `decimals` where they compute "
+              "the card's quantity (every difference, if any, is a floating-point order-of-"
+              "operations entry); semantic divergences are counted by their catalog entries "
+              "above, not as ULP distances.", "",
               "| tool | implementation | field | " + " | ".join(ULP_BUCKETS) + " | max |",
               "|---|---|---|" + "---:|" * (len(ULP_BUCKETS) + 1)]
     for u in report["ulps_vs_exact"]:
