@@ -29,7 +29,7 @@ from .jsonio import dumps_js, loads_strict
 from .ngrams import ngram_counts
 from .rounding import js_number_str, to_fixed, to_fixed_str
 from .smoothing import Smoothing, smooth
-from .stats import SufficientStats, closest_ref_len, corpus_stats, segment_stats
+from .stats import SufficientStats, closest_ref_len, corpus_stats, corpus_stats_iter, segment_stats
 from .tools import TOOL_IDS, card, cards, execute, validate_request
 
 __version__ = "0.1.0"
@@ -56,6 +56,7 @@ __all__ = [
     "corpus_bleu",
     "corpus_brevity_penalty",
     "corpus_stats",
+    "corpus_stats_iter",
     "dumps_js",
     "execute",
     "js_number_str",

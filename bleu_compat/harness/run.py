@@ -78,11 +78,20 @@ REAL_SETS: tuple[RealSet, ...] = (
 
 
 def fixtures_dir() -> Path:
-    """``fixtures/real`` of the source tree (``$BLEU_COMPAT_FIXTURES`` overrides)."""
+    """The bundled real corpora (``fixtures/real`` of the source tree).
+
+    An installed package carries them as ``bleu_compat/bundled`` (pyproject
+    maps ``fixtures/real`` there); a source checkout or an editable install
+    reads ``fixtures/real`` itself. ``$BLEU_COMPAT_FIXTURES`` overrides both.
+    """
     env = os.environ.get("BLEU_COMPAT_FIXTURES")
     if env:
         return Path(env)
-    return Path(__file__).resolve().parents[2] / "fixtures" / "real"
+    package = Path(__file__).resolve().parents[1]
+    installed = package / "bundled"
+    if installed.is_dir():
+        return installed
+    return package.parent / "fixtures" / "real"
 
 
 def load_real_set(real: RealSet, root: Path | None = None) -> dict[str, Any]:
