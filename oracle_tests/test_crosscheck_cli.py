@@ -67,3 +67,55 @@ def test_planted_bug_fails_crosscheck_and_gate(tmp_path: Path, monkeypatch: pyte
     assert any(len(set(s["reference_lengths"])) >= 2 for s in repro["segments"])
     assert "bleu-compat run bleu-brevity-penalty" in (bad / "crosscheck.md").read_text()
     assert main(["gate", "--baseline", str(baseline), "--report", str(bad / "crosscheck.json")]) == 1
+
+
+class TestRefusedBeforeRunning:
+    """Bad arguments are refused (exit 2, one line) before any case runs."""
+
+    def test_unwritable_out(self, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+        """--out under a regular file cannot be created: exit 2, no internal error."""
+        blocker = tmp_path / "file"
+        blocker.write_text("x")
+        assert main(["crosscheck", "--cases", "1", "--no-real", "--out", str(blocker / "out")]) == 2
+        err = capsys.readouterr().err
+        assert "cannot write reports" in err and "internal error" not in err
+
+    def test_nothing_to_check(self, capsys: pytest.CaptureFixture[str]) -> None:
+        """--cases 0 --no-real would check nothing: a usage error, not a green run."""
+        assert main(["crosscheck", "--cases", "0", "--no-real"]) == 2
+        assert "nothing to check" in capsys.readouterr().err
+
+    @pytest.mark.parametrize("baseline", [
+        {"format": "bleu-compat-baseline/1", "kinds": "oops"},
+        {"format": "bleu-compat-baseline/1", "seed": 0, "cases": {"bleu-corpus-compute": 1},
+         "versions": {}, "unexpected_count": -1, "kinds": [], "real_scores": {}},
+        {"format": "bleu-compat-baseline/1", "seed": 0, "cases": {"no-such-tool": 1},
+         "versions": {}, "unexpected_count": 0, "kinds": [], "real_scores": {}},
+        {"format": "other", "seed": 0, "cases": {"bleu-corpus-compute": 1},
+         "versions": {}, "unexpected_count": 0, "kinds": [], "real_scores": {}},
+    ])
+    def test_malformed_baseline(self, tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                baseline: dict[str, Any]) -> None:
+        """A baseline that does not match the baseline schema is refused, not half-read."""
+        path = tmp_path / "baseline.json"
+        path.write_text(json.dumps(baseline))
+        assert main(["gate", "--baseline", str(path)]) == 2
+        assert "is not a valid bleu-compat-baseline/1 baseline" in capsys.readouterr().err
+
+    def test_update_into_unwritable_place(self, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+        """gate --update refuses a baseline path it cannot write before running."""
+        blocker = tmp_path / "file"
+        blocker.write_text("x")
+        assert main(["gate", "--baseline", str(blocker / "b.json"), "--update"]) == 2
+        assert "cannot write" in capsys.readouterr().err
+
+    def test_report_from_another_run(self, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+        """A --report made with other settings than the baseline cannot be compared with it."""
+        out = tmp_path / "run"
+        assert main(["crosscheck", "--cases", "2", "--no-real", "--no-progress", "--seed", "7",
+                     "--out", str(out)]) == 0
+        capsys.readouterr()
+        repo = Path(__file__).resolve().parent.parent
+        assert main(["gate", "--baseline", str(repo / "reports" / "baseline.json"),
+                     "--report", str(out / "crosscheck.json")]) == 2
+        assert "cannot be compared" in capsys.readouterr().err

@@ -84,6 +84,54 @@ def _usage(message: str) -> int:
     return 2
 
 
+def _unwritable_dir(path: Path) -> str | None:
+    """Why reports cannot be written into ``path`` (checked before a long run), or None."""
+    try:
+        path.mkdir(parents=True, exist_ok=True)
+        probe = path / ".bleu-compat-write-test"
+        probe.write_bytes(b"")
+        probe.unlink()
+    except OSError as exc:
+        return f"cannot write reports to {path}: {exc.strerror or exc}"
+    return None
+
+
+#: What ``gate`` accepts as a baseline (checked with jsonschema before use).
+BASELINE_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "required": ["format", "seed", "cases", "versions", "unexpected_count", "kinds", "real_scores"],
+    "properties": {
+        "format": {"const": BASELINE_FORMAT},
+        "seed": {"type": "integer"},
+        "cases": {
+            "type": "object", "minProperties": 1,
+            "propertyNames": {"enum": list(TOOL_IDS)},
+            "additionalProperties": {"type": "integer", "minimum": 0},
+        },
+        "versions": {"type": "object", "additionalProperties": {"type": ["string", "null"]}},
+        "unexpected_count": {"type": "integer", "minimum": 0},
+        "kinds": {"type": "array", "items": {"type": "string"}, "uniqueItems": True},
+        "real_scores": {
+            "type": "object",
+            "additionalProperties": {
+                "type": "object", "additionalProperties": {"type": ["number", "null"]},
+            },
+        },
+    },
+}
+
+
+def _baseline_problem(baseline: Any, path: Path) -> str | None:
+    import jsonschema
+
+    error = jsonschema.exceptions.best_match(
+        jsonschema.Draft202012Validator(BASELINE_SCHEMA).iter_errors(baseline))
+    if error is None:
+        return None
+    where = "/".join(str(p) for p in error.absolute_path) or "top level"
+    return f"{path} is not a valid {BASELINE_FORMAT} baseline ({where}: {error.message})"
+
+
 def _run(seed: int, cases: dict[str, int], real: bool, workers: int | None,
          show_progress: bool) -> tuple[dict[str, Any], float]:
     from bleu_compat.harness.report import build_report, versions_now
@@ -133,8 +181,9 @@ def _summary(report: dict[str, Any], out: Path | None, elapsed: float) -> None:
     for r in report["real"]:
         scores = "  ".join(f"{i} {100 * s:.6f}" for i, s in r["scores"].items() if s is not None and i != "truth")
         print(f"  real {r['name']}: {scores}")
-    print(f"  catalog entries seen: {len(report['entries'])}; "
-          + ", ".join(f"{e} {row['count']}" for e, row in report["entries"].items()))
+    print(f"  catalog entries seen: {len(report['entries'])}"
+          + "".join(f"{'; ' if i == 0 else ', '}{e} {row['count']}"
+                    for i, (e, row) in enumerate(report["entries"].items())))
     print(f"UNEXPECTED: {report['unexpected_count']}; wall time {elapsed:.1f} s"
           + (f"; reports in {out}/crosscheck.{{json,md,junit.xml}}" if out else ""))
     for u in report["unexpected"][:5]:
@@ -162,9 +211,14 @@ def cmd_crosscheck(args: argparse.Namespace) -> int:
     if args.workers is not None and args.workers < 1:
         return _usage(f"--workers={args.workers} must be >= 1")
     cases = {t: (DEFAULT_CASES[t] if args.cases is None else args.cases) for t in tools}
+    if not any(cases.values()) and args.no_real:
+        return _usage("--cases 0 with --no-real leaves nothing to check")
+    out = Path(args.out)
+    problem = _unwritable_dir(out)
+    if problem:
+        return _usage(problem)
     progress = not args.no_progress and sys.stderr.isatty()
     report, elapsed = _run(args.seed, cases, not args.no_real, args.workers, progress)
-    out = Path(args.out)
     _write(report, out, elapsed, " ".join(sys.argv))
     _summary(report, out, elapsed)
     return 1 if report["unexpected_count"] else 0
@@ -223,15 +277,34 @@ def cmd_gate(args: argparse.Namespace) -> int:
             baseline = json.loads(baseline_path.read_text(encoding="utf-8"))
         except (OSError, ValueError) as exc:
             return _usage(f"cannot read baseline {baseline_path}: {exc}")
-        if not isinstance(baseline, dict) or baseline.get("format") != BASELINE_FORMAT:
-            return _usage(f"{baseline_path} is not a {BASELINE_FORMAT} file")
+        problem = _baseline_problem(baseline, baseline_path)
+        if problem:
+            return _usage(problem)
     elif not args.update:
         return _usage(f"baseline {baseline_path} does not exist (create it with --update)")
+    if args.update:
+        problem = _unwritable_dir(baseline_path.parent)
+        if problem is None and baseline_path.is_dir():
+            problem = f"--baseline {baseline_path} is a directory"
+        if problem:
+            return _usage(problem)
+    if args.out:
+        problem = _unwritable_dir(Path(args.out))
+        if problem:
+            return _usage(problem)
     if args.report:
         try:
             report = json.loads(Path(args.report).read_text(encoding="utf-8"))
         except (OSError, ValueError) as exc:
             return _usage(f"cannot read report {args.report}: {exc}")
+        if not isinstance(report, dict) or not {"seed", "cases", "kinds", "real", "unexpected_count",
+                                                "versions"} <= set(report):
+            return _usage(f"{args.report} is not a crosscheck.json report")
+        if baseline is not None and (report["seed"], report["cases"]) != (baseline["seed"], baseline["cases"]):
+            return _usage(
+                f"{args.report} was run with seed {report['seed']} and cases {report['cases']}; "
+                f"the baseline with seed {baseline['seed']} and cases {baseline['cases']}: "
+                "their kinds of divergence cannot be compared")
         elapsed = 0.0
     else:
         seed = baseline["seed"] if baseline else 0
