@@ -221,9 +221,27 @@ async def _read_body(request: Request) -> bytes:
 
 # --- endpoints ---------------------------------------------------------------------
 
+def _check_content_encoding(headers: Any) -> None:
+    # The body is read as it arrives: a compressed (or otherwise encoded) body
+    # would be misread as JSON text, so only the identity encoding is accepted.
+    encodings = [e.strip().lower() for v in headers.getlist("content-encoding") for e in v.split(",")]
+    encodings = [e for e in encodings if e and e != "identity"]
+    if encodings:
+        raise _HttpError(
+            415, "unsupported_media_type",
+            f"Content-Encoding {', '.join(encodings)!r} is not supported; send the JSON body "
+            "uncompressed",
+        )
+    if len(headers.getlist("content-type")) > 1:
+        raise _HttpError(
+            415, "unsupported_media_type", "the request has more than one Content-Type header"
+        )
+
+
 async def _execute(request: Request) -> Response:
     tool_id = request.path_params["tool_id"]
     _find_card(tool_id, request.path_params["version"])
+    _check_content_encoding(request.headers)
     _check_content_type(request.headers.get("content-type"))
     body = await _read_body(request)
     try:

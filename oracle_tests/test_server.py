@@ -489,6 +489,33 @@ def test_unsupported_media_type(client: httpx.Client, content_type: str | None, 
     assert_error(resp, 415, "unsupported_media_type")
 
 
+@pytest.mark.parametrize(
+    "headers",
+    [
+        [("content-type", "application/json"), ("content-encoding", "gzip")],
+        [("content-type", "application/json"), ("content-encoding", "bogus")],
+        [("content-type", "application/json"), ("content-type", "text/plain")],
+    ],
+    ids=["gzip", "bogus-encoding", "two-content-types"],
+)
+def test_encoded_or_ambiguous_bodies_get_415(client: httpx.Client, headers: list[tuple[str, str]]) -> None:
+    """A body under a Content-Encoding, or with two Content-Types, is refused rather than misread."""
+    import gzip
+
+    body = dumps_js(BP_OK).encode()
+    if ("content-encoding", "gzip") in headers:
+        body = gzip.compress(body)
+    resp = client.post(BP_URL, content=body, headers=httpx.Headers(headers))
+    assert_error(resp, 415, "unsupported_media_type")
+
+
+def test_identity_encoding_is_accepted(client: httpx.Client) -> None:
+    """Content-Encoding: identity is no encoding at all."""
+    resp = client.post(BP_URL, content=dumps_js(BP_OK).encode(),
+                       headers={"content-type": "application/json", "content-encoding": "identity"})
+    assert resp.status_code == 200
+
+
 # --- the OpenAPI document --------------------------------------------------------------
 
 @pytest.fixture(scope="module")
