@@ -162,7 +162,7 @@ def _facts_floor(request: Request) -> str | None:
     short = _short_hypotheses(request)
     if not short:
         return None
-    parts = [f"{k} {'hypothesis' if k == 1 else 'hypotheses'} shorter than {n} tokens "
+    parts = [f"{k} {'hypothesis' if k == 1 else 'hypotheses'} shorter than {n} {'token' if n == 1 else 'tokens'} "
              f"add{'s' if k == 1 else ''} {k} to the {n}-gram total"
              for n, k in sorted(short.items())]
     return "; ".join(parts)

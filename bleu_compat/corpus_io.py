@@ -112,8 +112,8 @@ def check_same_length(hypothesis: CorpusFile, references: list[CorpusFile]) -> N
     for ref in references:
         if len(ref.lines) != len(hypothesis.lines):
             raise CorpusReadError(
-                f"line counts differ: {hypothesis.path} has {len(hypothesis.lines)} lines, "
-                f"{ref.path} has {len(ref.lines)}"
+                f"line counts differ: {hypothesis.path} has {_lines(len(hypothesis.lines))}, "
+                f"{ref.path} has {_lines(len(ref.lines))}"
             )
 
 
@@ -129,6 +129,10 @@ def check_line_counts(files: list[CorpusFile]) -> None:
     for other in files[1:]:
         if len(other.lines) != len(first.lines):
             raise CorpusReadError(
-                f"line counts differ: {first.path} has {len(first.lines)} lines, "
-                f"{other.path} has {len(other.lines)}"
+                f"line counts differ: {first.path} has {_lines(len(first.lines))}, "
+                f"{other.path} has {_lines(len(other.lines))}"
             )
+
+
+def _lines(count: int) -> str:
+    return f"{count} line" if count == 1 else f"{count} lines"

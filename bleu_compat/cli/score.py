@@ -127,7 +127,7 @@ def summary_line(result: BleuResult) -> str:
 def _summary_line(result: BleuResult, decimals: int) -> str:
     s = result.stats
     precisions = "/".join(to_fixed_str(100 * p, 1) for p in result.precisions)
-    ratio = to_fixed_str(s.hyp_len / s.ref_len, 3) if s.ref_len else "inf"
+    ratio = to_fixed_str(s.hyp_len / s.ref_len, 3) if s.ref_len else ("inf" if s.hyp_len else "n/a")
     return (
         f"BLEU = {to_fixed_str(100 * result.bleu, decimals)}, {precisions} "
         f"(BP={to_fixed_str(result.brevity_penalty, 3)}, ratio={ratio}, "
