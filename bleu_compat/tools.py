@@ -32,7 +32,7 @@ import jsonschema
 
 from .bleu import corpus_bleu, corpus_brevity_penalty, smoothed_bleu
 from .errors import ToolError
-from .jsonio import check_json_value, loads_strict, pointer
+from .jsonio import check_json_value, dumps_js, loads_strict, pointer
 from .rounding import to_fixed
 
 __all__ = ["TOOL_IDS", "MAX_REQUEST_BYTES", "Card", "card", "cards", "execute", "validate_request"]
@@ -245,9 +245,40 @@ def _check_schema(tool_id: str, request: dict[str, Any]) -> None:
     raise ToolError("invalid_input", _schema_message(error), pointer(error.absolute_path))
 
 
+def _json_text(value: Any, limit: int = 60) -> str:
+    # A value as the caller wrote it (JSON, not Python: true, null, "a"), shortened.
+    text = dumps_js(value)
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
 def _schema_message(error: jsonschema.ValidationError) -> str:
+    """The schema error in JSON's spelling (``true``, ``null``), with the place it is at."""
     where = pointer(error.absolute_path) or "request"
-    message = error.message
+    keyword, expected, value = error.validator, error.validator_value, error.instance
+    if keyword == "type":
+        message = f"{_json_text(value)} is not of type {json.dumps(expected)}"
+    elif keyword == "minimum":
+        message = f"{_json_text(value)} is less than the minimum of {_json_text(expected)}"
+    elif keyword == "maximum":
+        message = f"{_json_text(value)} is greater than the maximum of {_json_text(expected)}"
+    elif keyword in ("minItems", "maxItems") and isinstance(value, list):
+        bound = "at least" if keyword == "minItems" else "at most"
+        message = f"array of {len(value)} items; {bound} {expected} allowed"
+    elif keyword in ("minLength", "maxLength") and isinstance(value, str):
+        bound = "at least" if keyword == "minLength" else "at most"
+        message = f"string of {len(value)} characters; {bound} {expected} allowed"
+    elif keyword == "required" and isinstance(value, dict):
+        missing = [name for name in expected if name not in value]
+        message = f"missing required property {json.dumps(missing[0]) if missing else ''}"
+    elif keyword == "additionalProperties" and isinstance(value, dict):
+        known = error.schema.get("properties", {})
+        extra = [name for name in value if name not in known]
+        message = (f"unknown property {json.dumps(extra[0])}; allowed: "
+                   + ", ".join(json.dumps(name) for name in known))
+    elif keyword == "enum":
+        message = f"{_json_text(value)} is not one of {json.dumps(expected)}"
+    else:
+        message = error.message
     if len(message) > 300:
         message = message[:300] + "…"
     return f"{where}: {message}"

@@ -275,3 +275,24 @@ class TestOrderOfChecks:
         req = corpus(hypotheses=[[HEBREW_100], ["b"]])
         errs = [refused(CORPUS, r) for r in (req, json.dumps(req), json.dumps(req).encode())]
         assert {(e.code, e.path) for e in errs} == {("limit_exceeded", "/hypotheses/0/0")}
+
+
+class TestSchemaMessagesSpeakJson:
+    """Schema errors show the caller's values in JSON's spelling, not Python's."""
+
+    @pytest.mark.parametrize(("value", "spelled"), [(True, "true"), (None, "null"), ("7", '"7"')])
+    def test_type_error_spells_json(self, value: object, spelled: str) -> None:
+        """true, null and strings appear as the request wrote them."""
+        request = {"segments": [{"candidate_length": value, "reference_lengths": [1]}]}
+        with pytest.raises(ToolError) as info:
+            execute("bleu-brevity-penalty", request)
+        assert info.value.code == "invalid_input"
+        assert info.value.path == "/segments/0/candidate_length"
+        assert info.value.message.endswith(f'{spelled} is not of type "integer"')
+        assert "True" not in info.value.message and "None" not in info.value.message
+
+    def test_unknown_property_is_named(self) -> None:
+        """An extra property is named with the allowed ones."""
+        with pytest.raises(ToolError) as info:
+            execute("bleu-brevity-penalty", {"segments": [{"candidate_length": 1, "reference_lengths": [1]}], "x": 1})
+        assert info.value.message == 'request: unknown property "x"; allowed: "segments", "decimals"'
