@@ -245,3 +245,11 @@ class TestDecimalsFlip:
             "sacrebleu", "as_called", "bleu-corpus-compute", self.REQUEST, "bleu", 0.3, 0.1,
             card_unrounded=0.25, library_unrounded=below,
         ) == []
+
+
+@pytest.mark.parametrize("e", ENTRIES, ids=lambda e: e.id)
+def test_reproducer_card_value_is_the_independent_truth(e) -> None:
+    """Each entry's card value equals the harness's independent evaluation of the card (not only ours)."""
+    from bleu_compat.harness.truth import truth
+
+    assert truth(e.tool_id, e.reproducer).expected[e.reproducer_field] == e.card_value
