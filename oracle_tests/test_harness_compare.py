@@ -7,6 +7,8 @@ from typing import Any
 
 import pytest
 
+from _planted import plant_brevity_penalty_one_ulp_low
+
 from bleu_compat.adapters import AdapterResult
 from bleu_compat.harness import classify
 from bleu_compat.harness.classify import evaluate, shrink
@@ -67,17 +69,7 @@ def test_planted_adapter_bug_is_unexpected_and_shrunk(monkeypatch: pytest.Monkey
 
 def test_planted_core_bug_in_ours_is_unexpected(monkeypatch: pytest.MonkeyPatch) -> None:
     """Ours' brevity penalty off by one ULP is caught against the independent truth."""
-    import bleu_compat.tools as tools
-
-    real = tools._RUNNERS["bleu-brevity-penalty"]
-
-    def off_by_one_ulp(request: dict[str, Any]) -> dict[str, Any]:
-        out = real(request)
-        if 0 < out["brevity_penalty"] < 1:
-            out["brevity_penalty"] = math.nextafter(out["brevity_penalty"], 0)
-        return out
-
-    monkeypatch.setitem(tools._RUNNERS, "bleu-brevity-penalty", off_by_one_ulp)
+    plant_brevity_penalty_one_ulp_low(monkeypatch)
     request = {"segments": [{"candidate_length": 12, "reference_lengths": [28, 28]}]}
     result = evaluate("bleu-brevity-penalty", "planted", request, implementations=("ours",))
     (d,) = result.discrepancies

@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
-import math
 from typing import Any
 from xml.etree import ElementTree as ET
 
 import pytest
+
+from _planted import plant_brevity_penalty_one_ulp_low
 
 from bleu_compat.harness.report import build_report, to_junit, to_markdown
 from bleu_compat.harness.run import run_crosscheck, ulp_bucket
@@ -14,18 +15,7 @@ from bleu_compat.harness.run import run_crosscheck, ulp_bucket
 CASES = {"bleu-brevity-penalty": 20}
 
 
-def _plant(monkeypatch: pytest.MonkeyPatch) -> None:
-    import bleu_compat.tools as tools
-
-    real = tools._RUNNERS["bleu-brevity-penalty"]
-
-    def off_by_one_ulp(request: dict[str, Any]) -> dict[str, Any]:
-        out = real(request)
-        if 0 < out["brevity_penalty"] < 1:
-            out["brevity_penalty"] = math.nextafter(out["brevity_penalty"], 0)
-        return out
-
-    monkeypatch.setitem(tools._RUNNERS, "bleu-brevity-penalty", off_by_one_ulp)
+_plant = plant_brevity_penalty_one_ulp_low
 
 
 def _report() -> dict[str, Any]:
