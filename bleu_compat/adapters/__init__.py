@@ -17,9 +17,13 @@ from __future__ import annotations
 
 import functools
 from dataclasses import dataclass, field
-from typing import Any
+import warnings
+from typing import Any, Callable
 
-__all__ = ["LIBRARIES", "MODES", "AdapterResult", "run_adapter", "library_version"]
+__all__ = [
+    "LIBRARIES", "MODES", "AdapterResult", "NotRepresentable", "dispatch", "run_adapter",
+    "library_version",
+]
 
 LIBRARIES = ("sacrebleu", "nltk")
 MODES = ("as_called", "mapped")
@@ -52,6 +56,58 @@ class AdapterResult:
     raw: dict[str, Any] = field(default_factory=dict)
     not_representable: str | None = None
     error: str | None = None
+
+
+class NotRepresentable(Exception):
+    """Raised by an adapter's handler: the library cannot express this request (the reason)."""
+
+
+Handler = Callable[[str, dict[str, Any], dict[str, Any]], dict[str, Any]]
+
+
+def dispatch(
+    library: str,
+    mode: str,
+    tool_id: str,
+    request: dict[str, Any],
+    handlers: dict[str, Handler],
+    *,
+    count_warnings: bool = False,
+) -> AdapterResult:
+    """Run ``handlers[tool_id](mode, request, raw)`` and wrap what happens in an AdapterResult.
+
+    The shared part of every adapter's ``run``: argument checks, the library
+    version, ``raw`` for the library's own values, a library exception as
+    ``error`` (data, not a crash), :class:`NotRepresentable` as
+    ``not_representable``, and (``count_warnings``) the number of warnings
+    the library issued as ``raw["warnings"]``.
+
+    Raises:
+        ValueError: unknown mode or tool.
+        OracleUnavailableError: the library is not installed.
+    """
+    if mode not in MODES:
+        raise ValueError(f"mode={mode!r} must be 'as_called' or 'mapped'")
+    if tool_id not in handlers:
+        raise ValueError(f"tool_id={tool_id!r} must be one of {tuple(handlers)}")
+    version = library_version(library)
+    raw: dict[str, Any] = {}
+    caught: list[warnings.WarningMessage] = []
+    try:
+        if count_warnings:
+            with warnings.catch_warnings(record=True) as caught:
+                warnings.simplefilter("always")
+                output = handlers[tool_id](mode, request, raw)
+        else:
+            output = handlers[tool_id](mode, request, raw)
+    except NotRepresentable as exc:
+        return AdapterResult(library, version, mode, tool_id, None, raw, not_representable=str(exc))
+    except Exception as exc:  # a library failure is data, not a crash
+        return AdapterResult(library, version, mode, tool_id, None, raw,
+                             error=f"{type(exc).__name__}: {exc}")
+    if caught:
+        raw["warnings"] = len(caught)
+    return AdapterResult(library, version, mode, tool_id, output, raw)
 
 
 @functools.lru_cache(maxsize=None)

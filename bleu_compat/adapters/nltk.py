@@ -35,10 +35,9 @@ The request is never mutated.
 from __future__ import annotations
 
 import math
-import warnings
 from typing import Any
 
-from bleu_compat.adapters import AdapterResult, library_version
+from bleu_compat.adapters import AdapterResult, NotRepresentable, dispatch
 from bleu_compat.rounding import to_fixed
 
 __all__ = ["run", "nltk_final_score"]
@@ -62,33 +61,13 @@ def run(mode: str, tool_id: str, request: dict[str, Any]) -> AdapterResult:
         ValueError: unknown mode or tool.
         OracleUnavailableError: NLTK is not installed.
     """
-    if mode not in ("as_called", "mapped"):
-        raise ValueError(f"mode={mode!r} must be 'as_called' or 'mapped'")
     handlers = {
         "bleu-corpus-compute": _corpus,
         "bleu-smoothing-compute": _smoothing,
         "bleu-brevity-penalty": _brevity,
     }
-    if tool_id not in handlers:
-        raise ValueError(f"tool_id={tool_id!r} must be one of {tuple(handlers)}")
-    version = library_version(LIBRARY)
-    raw: dict[str, Any] = {}
-    try:
-        with warnings.catch_warnings(record=True) as caught:
-            warnings.simplefilter("always")
-            output = handlers[tool_id](mode, request, raw)
-    except _NotRepresentable as exc:
-        return AdapterResult(LIBRARY, version, mode, tool_id, None, raw, not_representable=str(exc))
-    except Exception as exc:  # a library failure is data, not a crash
-        return AdapterResult(LIBRARY, version, mode, tool_id, None, raw,
-                             error=f"{type(exc).__name__}: {exc}")
-    if caught:
-        raw["warnings"] = len(caught)
-    return AdapterResult(LIBRARY, version, mode, tool_id, output, raw)
+    return dispatch(LIBRARY, mode, tool_id, request, handlers, count_warnings=True)
 
-
-class _NotRepresentable(Exception):
-    pass
 
 
 def _round(value: float, decimals: int | None) -> float:
@@ -185,7 +164,7 @@ def _smoothing(mode: str, request: dict[str, Any], raw: dict[str, Any]) -> dict[
 
     if mode == "mapped":
         if 0 in totals:
-            raise _NotRepresentable(
+            raise NotRepresentable(
                 "a total of 0 cannot be given to NLTK: its precisions are Fraction(m_n, l_n) "
                 "and Fraction(m, 0) raises ZeroDivisionError (corpus_bleu floors every "
                 "segment's denominator at 1, so it never builds one)"

@@ -37,7 +37,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from bleu_compat.adapters import AdapterResult, library_version
+from bleu_compat.adapters import AdapterResult, dispatch
 from bleu_compat.rounding import to_fixed
 
 __all__ = ["run", "SMOOTH_METHODS", "encode_tokens"]
@@ -64,23 +64,12 @@ def run(mode: str, tool_id: str, request: dict[str, Any]) -> AdapterResult:
         ValueError: unknown mode or tool.
         OracleUnavailableError: sacreBLEU is not installed.
     """
-    if mode not in ("as_called", "mapped"):
-        raise ValueError(f"mode={mode!r} must be 'as_called' or 'mapped'")
     handlers = {
         "bleu-corpus-compute": _corpus,
         "bleu-smoothing-compute": _smoothing,
         "bleu-brevity-penalty": _brevity,
     }
-    if tool_id not in handlers:
-        raise ValueError(f"tool_id={tool_id!r} must be one of {tuple(handlers)}")
-    version = library_version(LIBRARY)
-    raw: dict[str, Any] = {}
-    try:
-        output = handlers[tool_id](mode, request, raw)
-    except Exception as exc:  # a library failure is data, not a crash
-        return AdapterResult(LIBRARY, version, mode, tool_id, None, raw,
-                             error=f"{type(exc).__name__}: {exc}")
-    return AdapterResult(LIBRARY, version, mode, tool_id, output, raw)
+    return dispatch(LIBRARY, mode, tool_id, request, handlers)
 
 
 def _round(value: float, decimals: int | None) -> float:
