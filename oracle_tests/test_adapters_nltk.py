@@ -14,7 +14,7 @@ import warnings
 import pytest
 
 from bleu_compat import card, execute
-from bleu_compat.adapters import run_adapter
+from bleu_compat.libraries import run_adapter
 from bleu_compat.catalog import entry, explain
 
 pytest.importorskip("nltk")
@@ -67,7 +67,7 @@ def test_final_step_copy_equals_corpus_bleu():
     from nltk.translate.bleu_score import (
         Fraction, brevity_penalty, closest_ref_length, corpus_bleu, modified_precision)
 
-    from bleu_compat.adapters.nltk import nltk_final_score
+    from bleu_compat.libraries.nltk.adapter import nltk_final_score
 
     ex = card("bleu-corpus-compute").examples[1]["input"]
     hyps, refs = ex["hypotheses"], ex["references"]

@@ -13,7 +13,7 @@ import copy
 import pytest
 
 from bleu_compat import card, execute
-from bleu_compat.adapters import run_adapter
+from bleu_compat.libraries import run_adapter
 from bleu_compat.catalog import entry, explain
 from bleu_compat.ulp import ulp_distance
 

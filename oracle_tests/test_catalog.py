@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from bleu_compat import card, execute
-from bleu_compat.adapters import run_adapter
+from bleu_compat.libraries import run_adapter
 from bleu_compat.catalog import ENTRIES, entry, explain, version_in_range
 from bleu_compat.ulp import ulp_distance
 
@@ -210,7 +210,7 @@ class TestDecimalsFlip:
     def test_card_and_sacrebleu_round_to_different_decimals(self) -> None:
         """p_1 = 1/4 and BP = 1: the card's bleu is exactly 0.25 (a tie, toFixed(1) gives 0.3); sacreBLEU's double lies below it."""
         from bleu_compat import execute
-        from bleu_compat.adapters import run_adapter
+        from bleu_compat.libraries import run_adapter
 
         assert execute("bleu-corpus-compute", self.REQUEST)["bleu"] == 0.3
         unrounded = {k: v for k, v in self.REQUEST.items() if k != "decimals"}

@@ -9,7 +9,7 @@ import pytest
 
 from _planted import plant_brevity_penalty_one_ulp_low
 
-from bleu_compat.adapters import AdapterResult
+from bleu_compat.libraries import AdapterResult
 from bleu_compat.harness import classify
 from bleu_compat.harness.classify import evaluate, shrink
 from bleu_compat.harness.compare import compare_outputs
@@ -52,7 +52,7 @@ def _broken_adapter(library: str, mode: str, tool_id: str, request: dict[str, An
 
 def test_planted_adapter_bug_is_unexpected_and_shrunk(monkeypatch: pytest.MonkeyPatch) -> None:
     """A tie broken toward the longer reference is UNEXPECTED and shrinks to one segment."""
-    monkeypatch.setattr("bleu_compat.adapters.run_adapter", _broken_adapter)
+    monkeypatch.setattr("bleu_compat.libraries.run_adapter", _broken_adapter)
     request = {"segments": [{"candidate_length": 9, "reference_lengths": [1, 2]},
                             {"candidate_length": 4, "reference_lengths": [7, 3, 5]},
                             {"candidate_length": 2, "reference_lengths": [2]}]}

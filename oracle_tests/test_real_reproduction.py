@@ -185,8 +185,8 @@ def test_nltk_uedin_4gram_total_is_floored(shared_dir: Path, tmp_path: Path) -> 
 
 def test_adapter_nltk_as_called_matches_the_column(shared_dir: Path) -> None:
     """The nltk adapter in as_called mode gives the tsv's NLTK value for wmt17 uedin-nmt."""
-    from bleu_compat.adapters import run_adapter
-    from bleu_compat.compare import build_request
+    from bleu_compat.libraries import run_adapter
+    from bleu_compat.parity import build_request
 
     row = next(r for r in _rows(shared_dir) if r["system"] == "uedin-nmt.4722")
     hyps, references = _tokens(shared_dir, row)

@@ -21,7 +21,9 @@ __all__ = ["main", "COMMAND_MODULES"]
 
 # Modules that register commands, in the order --help lists them.
 COMMAND_MODULES = (
-    "bleu_compat.cli.core",
+    "bleu_compat.cli.tools",
+    "bleu_compat.cli.run",
+    "bleu_compat.cli.bigram",
     "bleu_compat.cli.catalog",
     "bleu_compat.cli.score",
     "bleu_compat.cli.serve",

@@ -9,7 +9,7 @@ Two calling conventions:
 
 ``--compare`` adds, per system, sacreBLEU's and NLTK's values on the same
 tokens (as users call them) and the catalog entries that explain every
-difference (:mod:`bleu_compat.compare`); an unexplained difference exits 1.
+difference (:mod:`bleu_compat.parity`); an unexplained difference exits 1.
 """
 
 from __future__ import annotations
@@ -360,7 +360,7 @@ def cmd_score(args: argparse.Namespace) -> int:
     references = [list(seg) for seg in zip(*ref_tokens)]
     results = []
     per_segment: list[list[Any]] = []
-    from bleu_compat.compare import segment_statistics
+    from bleu_compat.parity import segment_statistics
 
     for hyps in sys_tokens:
         segs = segment_statistics(hyps, references, max_order=args.max_order)
@@ -379,8 +379,8 @@ def cmd_score(args: argparse.Namespace) -> int:
     comparisons: list[Any] = []
     versions: dict[str, str] = {}
     if args.compare:
-        from bleu_compat.adapters import library_version
-        from bleu_compat.compare import compare_system
+        from bleu_compat.libraries import library_version
+        from bleu_compat.parity import compare_system
 
         try:
             versions = {lib: library_version(lib) for lib in ("sacrebleu", "nltk")}

@@ -2,7 +2,7 @@
 
 For one request, :func:`evaluate` computes the truth (the card's output,
 independently), runs ours (``bleu_compat.execute``) and each library in
-each mode (:func:`bleu_compat.adapters.run_adapter`), compares every field
+each mode (:func:`bleu_compat.libraries.run_adapter`), compares every field
 (:func:`~bleu_compat.harness.compare.compare_outputs`) and attributes each
 difference to the catalog entries :func:`bleu_compat.catalog.explain`
 returns, or marks it UNEXPECTED (no entry). Ours is never explained by the
@@ -22,9 +22,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Callable, Sequence
 
-import bleu_compat.adapters as _adapters
+import bleu_compat.libraries as _adapters
 import bleu_compat.tools as _tools
-from bleu_compat.adapters import LIBRARIES, MODES
+from bleu_compat.libraries import LIBRARIES, MODES
 from bleu_compat.errors import OracleUnavailableError, ToolError
 from bleu_compat.tools import validate_request
 from bleu_compat.ulp import ulp_distance

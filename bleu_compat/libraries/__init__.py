@@ -142,7 +142,7 @@ def run_adapter(library: str, mode: str, tool_id: str, request: dict[str, Any]) 
     if mode not in MODES:
         raise ValueError(f"mode={mode!r} must be one of {MODES}")
     if library == "sacrebleu":
-        from bleu_compat.adapters import sacrebleu as module
+        from bleu_compat.libraries.sacrebleu import adapter as module
     else:
-        from bleu_compat.adapters import nltk as module
+        from bleu_compat.libraries.nltk import adapter as module
     return module.run(mode, tool_id, request)

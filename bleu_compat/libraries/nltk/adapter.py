@@ -37,7 +37,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from bleu_compat.adapters import AdapterResult, NotRepresentable, dispatch
+from bleu_compat.libraries import AdapterResult, NotRepresentable, dispatch
 from bleu_compat.rounding import to_fixed
 
 __all__ = ["run", "nltk_final_score"]

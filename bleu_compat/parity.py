@@ -243,7 +243,7 @@ def compare_library(
     Raises:
         OracleUnavailableError: the library is not installed.
     """
-    from .adapters import run_adapter
+    from .libraries import run_adapter
 
     # sacreBLEU logs "That's 100 lines that end in a tokenized period" for
     # tokenized input; the input is tokens by design, so that advice is noise.

@@ -1,0 +1,39 @@
+"""Command ``bigram``: the "BLEU up to bigrams" text protocol (SPEC.md section 6)."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from typing import Any
+
+from bleu_compat.bigram import BigramInputError, run_bigram_protocol
+
+__all__ = ["register", "cmd_bigram"]
+
+
+def register(subparsers: Any) -> None:
+    """Add the ``bigram`` command."""
+    p = subparsers.add_parser(
+        "bigram", help="BLEU up to bigrams, text protocol on standard input",
+        description=(
+            "Read the candidate (line 1), the number of references R (line 2) and R "
+            "reference lines from standard input; print BLEU with max_order 2 rounded to "
+            "4 places (e.g. 0.7071). Bad input: a message on standard error, exit 2."
+        ),
+    )
+    p.set_defaults(func=cmd_bigram)
+
+
+def cmd_bigram(args: argparse.Namespace) -> int:
+    data = sys.stdin.buffer.read()
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        print(f"bleu-compat bigram: input is not UTF-8 (byte offset {exc.start})", file=sys.stderr)
+        return 2
+    try:
+        print(run_bigram_protocol(text))
+    except BigramInputError as exc:
+        print(f"bleu-compat bigram: {exc}", file=sys.stderr)
+        return 2
+    return 0

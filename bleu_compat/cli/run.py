@@ -1,0 +1,64 @@
+"""Command ``run``: one JSON request through a tool (SPEC.md section 2)."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from typing import Any
+
+from bleu_compat.errors import ToolError
+from bleu_compat.jsonio import dumps_js
+from bleu_compat.tools import MAX_REQUEST_BYTES, TOOL_IDS, execute
+
+__all__ = ["register", "cmd_run"]
+
+
+def register(subparsers: Any) -> None:
+    """Add the ``run`` command."""
+    p = subparsers.add_parser(
+        "run", help="run a tool on a JSON request",
+        description=(
+            "Run TOOL on one JSON request read from FILE (or standard input) and write "
+            "the result JSON on standard output (exit 0). A refused request writes "
+            '{"error": {"code", "message", "path"}} on standard output and exits 2. '
+            f"Requests larger than {MAX_REQUEST_BYTES} bytes are refused unread "
+            "(limit_exceeded)."
+        ),
+    )
+    p.add_argument("tool", metavar="TOOL", help="one of: " + ", ".join(TOOL_IDS))
+    p.add_argument("file", metavar="FILE", nargs="?", help="request JSON (default: standard input)")
+    p.set_defaults(func=cmd_run)
+
+
+def _error(exc: ToolError) -> int:
+    print(dumps_js(exc.to_dict()))
+    return 2
+
+
+def cmd_run(args: argparse.Namespace) -> int:
+    if args.tool not in TOOL_IDS:
+        print(
+            f"bleu-compat run: unknown tool {args.tool!r}; known tools: {', '.join(TOOL_IDS)}",
+            file=sys.stderr,
+        )
+        return 2
+    try:
+        if args.file is None or args.file == "-":
+            data = sys.stdin.buffer.read(MAX_REQUEST_BYTES + 1)
+        else:
+            with open(args.file, "rb") as handle:
+                data = handle.read(MAX_REQUEST_BYTES + 1)
+    except OSError as exc:
+        print(f"bleu-compat run: cannot read {args.file}: {exc.strerror or exc}", file=sys.stderr)
+        return 2
+    if len(data) > MAX_REQUEST_BYTES:
+        return _error(ToolError(
+            "limit_exceeded",
+            f"request is larger than {MAX_REQUEST_BYTES} bytes, more than any valid request",
+        ))
+    try:
+        result = execute(args.tool, data)
+    except ToolError as exc:
+        return _error(exc)
+    print(dumps_js(result))
+    return 0

@@ -1,0 +1,1 @@
+"""NLTK: its adapter (calling the real library), its dialect model and its catalog entries."""
