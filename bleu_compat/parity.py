@@ -5,8 +5,9 @@ builds a bleu-corpus-compute request, computes the card's output with the
 core, runs sacreBLEU and NLTK on the same tokens *as users call them*
 (adapters in ``"as_called"`` mode), compares every output field (integers
 exactly, floats in ULPs, SPEC.md §7) and asks the divergence catalog
-(:func:`bleu_compat.catalog.explain`) which entries explain each
-difference. A difference no entry explains is UNEXPECTED.
+(:func:`bleu_compat.catalog.classify`) which entries' models reproduce the
+library's output bit for bit. A difference no set of entries reproduces is
+UNEXPECTED.
 
 The request is built directly and handed to :func:`run_adapter`; it does
 not go through ``tools.execute``, whose card limits (1,000 segments) are
@@ -207,24 +208,18 @@ def _differs(card_value: Any, library_value: Any) -> tuple[bool, int | None]:
     return card_value != library_value, None
 
 
-def _explain(
-    library: str, version: str, request: dict[str, Any], name: str, card_value: Any,
-    library_value: Any,
-) -> tuple[tuple[Explanation, ...], str | None]:
-    from .catalog import explain
+def _explanations(request: dict[str, Any], rep: Any, name: str) -> tuple[Explanation, ...]:
+    """The catalog entries whose models reproduce field ``name`` (empty: UNEXPECTED)."""
+    from .catalog import entry
 
-    try:
-        entries = explain(
-            library, "as_called", CORPUS_TOOL, request, name, card_value, library_value,
-            library_version=version,
-        )
-    except NotImplementedError as exc:
-        return (), f"the divergence catalog is not available ({exc})"
+    if not rep.explained:
+        return ()
     out = []
-    for e in entries:
+    for entry_id in rep.causes.get(name, rep.entries or ()):
+        e = entry(entry_id)
         facts = e.facts(request) if e.facts is not None else None
         out.append(Explanation(e.id, e.title, facts))
-    return tuple(out), None
+    return tuple(out)
 
 
 def _library_score(library: str, output: dict[str, Any] | None, raw: dict[str, Any]) -> float | None:
@@ -255,12 +250,23 @@ def compare_library(
     finally:
         logger.setLevel(level)
     differences: list[FieldDifference] = []
+    from .catalog import classify
+    from .harness.truth import truth
+
+    library_output = result.output if result.output is not None else {
+        "error": result.error or result.not_representable or "no output"}
+    rep = None
+    if result.not_representable is None and any(
+        _differs(card.get(name), library_output.get(name))[0] for name in library_output
+    ):
+        # Explained only when the library's dialect reproduces its output bit for
+        # bit, from the independent truth's statistics (SPEC.md section 7).
+        rep = classify(library, "as_called", CORPUS_TOOL, request,
+                       truth(CORPUS_TOOL, request).expected, library_output)
     if result.output is None:
-        value = result.error or result.not_representable or "no output"
-        explanations, cat_err = _explain(
-            library, result.version, request, "error", None, value
-        )
-        differences.append(FieldDifference("error", None, value, None, explanations, cat_err))
+        value = library_output["error"]
+        explanations = _explanations(request, rep, "error") if rep is not None else ()
+        differences.append(FieldDifference("error", None, value, None, explanations))
     else:
         for name in _FIELDS:
             if name not in result.output:
@@ -269,12 +275,8 @@ def compare_library(
             differs, ulps = _differs(card_value, lib_value)
             if not differs:
                 continue
-            explanations, cat_err = _explain(
-                library, result.version, request, name, card_value, lib_value
-            )
-            differences.append(
-                FieldDifference(name, card_value, lib_value, ulps, explanations, cat_err)
-            )
+            explanations = _explanations(request, rep, name) if rep is not None else ()
+            differences.append(FieldDifference(name, card_value, lib_value, ulps, explanations))
     return LibraryComparison(
         library=library,
         version=result.version,

@@ -63,13 +63,11 @@ def _entry_markdown(e: CatalogEntry) -> list[str]:
         "",
         "| | |",
         "|---|---|",
-        f"| library | {e.library} `{e.versions}` |",
+        f"| library | {e.library}; model verified on {', '.join(e.verified)} |",
         f"| tool | `{e.tool_id}` |",
         f"| fields | {', '.join('`' + f + '`' for f in e.fields)} |",
         f"| modes | {', '.join(e.modes)} |",
     ]
-    if e.max_ulps is not None:
-        lines.append(f"| explains up to | {e.max_ulps} ULPs |")
     lines += [
         "",
         e.explanation,
@@ -93,6 +91,12 @@ def _entry_markdown(e: CatalogEntry) -> list[str]:
         f"| card | `{_value(e.card_value)}` |",
         f"| {e.library} ({', '.join(e.modes)}) | `{_value(e.library_value)}` |",
         "",
+        f"The library side, as its users call it (prints `{e.library_prints}`):",
+        "",
+        "```python",
+        e.library_code,
+        "```",
+        "",
     ]
     return lines
 
@@ -107,8 +111,11 @@ def render_markdown() -> str:
         "",
         f"Verified with sacreBLEU {_version('sacrebleu')} and NLTK {_version('nltk')}. Every",
         "reproducer below is run against the installed libraries by",
-        "`oracle_tests/test_catalog.py`, which asserts both the card's value and the library's",
-        "value, so a library upgrade that changes a behaviour fails and names the entry.",
+        "`oracle_tests/test_catalog.py`, which asserts the card's value, the library's value, that",
+        "the library's output is reproduced bit for bit by its dialect (the card plus the entry's",
+        "model, `bleu_compat/libraries/<library>/model.py`) and that the library-side code prints",
+        "what is shown, so a library upgrade that changes a behaviour fails and names the entry.",
+        "An entry explains a difference only when its model reproduces it: no tolerance, no ULP bound.",
         "",
         "Values are on the card's 0-1 scale; the library's value is the adapter's output in the",
         "modes listed (for errors, the exception). Modes: `as_called` is the library called the",

@@ -3,10 +3,11 @@
 For one request, :func:`evaluate` computes the truth (the card's output,
 independently), runs ours (``bleu_compat.execute``) and each library in
 each mode (:func:`bleu_compat.libraries.run_adapter`), compares every field
-(:func:`~bleu_compat.harness.compare.compare_outputs`) and attributes each
-difference to the catalog entries :func:`bleu_compat.catalog.explain`
-returns, or marks it UNEXPECTED (no entry). Ours is never explained by the
-catalog: any difference between ours and the card is UNEXPECTED.
+(:func:`~bleu_compat.harness.compare.compare_outputs`) and explains a
+library's differences only when its dialect reproduces its output bit for
+bit (:func:`bleu_compat.catalog.classify`, SPEC.md §7); otherwise they are
+UNEXPECTED. Ours is never explained by the catalog: any difference between
+ours and the card is UNEXPECTED.
 ``not_representable`` results are counted, not compared.
 
 :func:`shrink` reduces an UNEXPECTED difference's request to a minimal
@@ -36,7 +37,6 @@ __all__ = [
     "IMPLEMENTATIONS",
     "CaseResult",
     "evaluate",
-    "explain_ids",
     "shrink",
     "OursFn",
 ]
@@ -65,6 +65,9 @@ class CaseResult:
             libraries only on requests without ``decimals``).
         versions: library -> version, for the libraries that ran.
         outputs: implementation -> output (kept only when asked).
+        raw: implementation -> the library's own values (kept only when asked).
+        reproductions: implementation -> its :class:`~bleu_compat.harness.dialect.Reproduction`
+            (libraries whose output differs from the card).
     """
 
     tool_id: str
@@ -76,30 +79,8 @@ class CaseResult:
     ulps_vs_exact: dict[str, dict[str, int]] = field(default_factory=dict)
     versions: dict[str, str] = field(default_factory=dict)
     outputs: dict[str, Any] = field(default_factory=dict)
-
-
-def explain_ids(
-    library: str, mode: str, tool_id: str, request: dict[str, Any], diff: FieldDiff,
-    version: str | None, unrounded: tuple[float, float] | None = None,
-) -> tuple[str, ...]:
-    """Ids of the catalog entries explaining ``diff`` (empty: UNEXPECTED).
-
-    ``unrounded`` is (card, library) doubles of a float field before the
-    request's ``decimals`` were applied, so that a few-ULP difference that
-    rounding pushes across a decimal boundary is checked on the doubles.
-    """
-    from bleu_compat import catalog
-
-    card_unrounded, library_unrounded = unrounded if unrounded is not None else (None, None)
-    try:
-        entries = catalog.explain(
-            library, mode, tool_id, request, diff.field, diff.expected, diff.actual,
-            library_version=version,
-            card_unrounded=card_unrounded, library_unrounded=library_unrounded,
-        )
-    except NotImplementedError:  # no catalog yet: nothing is explained
-        return ()
-    return tuple(e.id for e in entries)
+    raw: dict[str, Any] = field(default_factory=dict)
+    reproductions: dict[str, Any] = field(default_factory=dict)
 
 
 def _without_decimals(request: dict[str, Any]) -> dict[str, Any]:
@@ -118,6 +99,13 @@ def evaluate(
 ) -> CaseResult:
     """Run ``implementations`` on ``request`` and classify every difference.
 
+    Ours is compared with the truth and never explained: any difference is
+    UNEXPECTED. A library's output is explained only when its dialect (the
+    card plus some of its catalog entries' models, :func:`bleu_compat.catalog.classify`)
+    reproduces every field bit for bit; each differing field is then attributed
+    to the smallest part of that entry set that reproduces it. Otherwise every
+    differing field is UNEXPECTED, with the nearest dialect's value beside it.
+
     Args:
         tool_id: the card.
         case_id: a label for reports.
@@ -130,6 +118,8 @@ def evaluate(
             at call time).
         keep_outputs: keep every output in :attr:`CaseResult.outputs`.
     """
+    from bleu_compat import catalog
+
     ours = ours or _tools.execute
     adapter = adapter or _adapters.run_adapter
     the_truth = truth(tool_id, request)
@@ -137,23 +127,21 @@ def evaluate(
     expected = the_truth.expected
     has_decimals = "decimals" in request
 
-    def record(impl: str, diffs: list[FieldDiff], explain: Callable[[FieldDiff], tuple[str, ...]]) -> None:
-        for d in diffs:
-            result.discrepancies.append(Discrepancy(
-                tool_id, case_id, impl, d.field, d.expected, d.actual, d.ulps, explain(d), request,
-            ))
-
     for impl in implementations:
         if impl == "ours":
             try:
                 output = ours(tool_id, request)
                 unrounded = ours(tool_id, _without_decimals(request)) if has_decimals else output
             except Exception as exc:  # ours must not raise on a valid request
-                record("ours", [FieldDiff("error", None, f"{type(exc).__name__}: {exc}")], lambda d: ())
+                result.discrepancies.append(Discrepancy(
+                    tool_id, case_id, "ours", "error", None, f"{type(exc).__name__}: {exc}",
+                    None, (), request))
                 continue
             if keep_outputs:
                 result.outputs["ours"] = output
-            record("ours", compare_outputs(expected, output), lambda d: ())
+            for d in compare_outputs(expected, output):
+                result.discrepancies.append(Discrepancy(
+                    tool_id, case_id, "ours", d.field, d.expected, d.actual, d.ulps, (), request))
             result.ulps_vs_exact["ours"] = {
                 f: ulp_distance(unrounded[f], the_truth.exact[f])
                 for f in FLOAT_FIELDS if f in unrounded and isinstance(unrounded[f], (int, float))
@@ -166,62 +154,55 @@ def evaluate(
             result.not_representable[impl] = f"unavailable: {exc}"
             continue
         except Exception as exc:  # a broken adapter is a finding, not a crash
-            ar_error = f"{type(exc).__name__}: {exc}"
-            record(impl, [FieldDiff("error", None, ar_error)], lambda d: ())
+            result.discrepancies.append(Discrepancy(
+                tool_id, case_id, impl, "error", None, f"{type(exc).__name__}: {exc}", None, (),
+                request))
             continue
         result.versions[library] = ar.version
         if keep_outputs:
             result.outputs[impl] = ar.output
+            result.raw[impl] = ar.raw
         if ar.not_representable is not None:
             result.not_representable[impl] = ar.not_representable
             continue
-
-        unrounded_output: list[dict[str, Any] | None] = []
-
-        def library_unrounded(_l: str = library, _m: str = mode) -> dict[str, Any] | None:
-            # the library's doubles before ``decimals``: run once more without it, lazily
-            if not unrounded_output:
-                try:
-                    unrounded_output.append(adapter(_l, _m, tool_id, _without_decimals(request)).output)
-                except Exception:  # then the rounded values are all there is
-                    unrounded_output.append(None)
-            return unrounded_output[0]
-
-        def explain(d: FieldDiff, _l: str = library, _m: str = mode, _v: str = ar.version) -> tuple[str, ...]:
-            unrounded = None
-            if has_decimals and d.field in FLOAT_FIELDS and d.field in the_truth.unrounded:
-                raw = library_unrounded()
-                if raw is not None and isinstance(raw.get(d.field), (int, float)):
-                    unrounded = (the_truth.unrounded[d.field], float(raw[d.field]))
-            return explain_ids(_l, _m, tool_id, request, d, _v, unrounded)
-
-        if ar.error is not None or ar.output is None:
-            record(impl, [FieldDiff("error", None, ar.error or "no output")], explain)
+        if ar.output is None:
+            library_output: dict[str, Any] = {"error": ar.error or "no output"}
+            diffs = [FieldDiff("error", None, library_output["error"])]
+        else:
+            library_output = ar.output
+            diffs = compare_outputs(expected, ar.output)
+        if not diffs:
+            result.ulps_vs_exact[impl] = _library_ulps(ar.output, the_truth, has_decimals)
             continue
-        start = len(result.discrepancies)
-        record(impl, compare_outputs(expected, ar.output), explain)
-        if not has_decimals and _same_semantics(result.discrepancies[start:]):
+        rep = catalog.classify(library, mode, tool_id, request, expected, library_output)
+        result.reproductions[impl] = rep
+        for d in diffs:
+            if rep.explained:
+                causes = rep.causes.get(d.field, rep.entries or ())
+                nearest = None
+            else:
+                causes = ()
+                out = rep.nearest_output or {}
+                nearest = {"entries": list(rep.nearest), "value": out.get(d.field),
+                           "reproduced": d.field not in rep.unreproduced}
+            result.discrepancies.append(Discrepancy(
+                tool_id, case_id, impl, d.field, d.expected, d.actual, d.ulps, tuple(causes),
+                request, reproduced_by=rep.entries, nearest=nearest))
+        if rep.explained and all(catalog.entry(e).arithmetic_only for e in rep.entries or ()):
             # The library's float accuracy is measured only where it computes the
-            # card's quantity: every difference is a float-order one (a catalog
-            # entry with max_ulps). A semantic divergence (another total, another
-            # brevity penalty) is counted by its entry, not as a ULP distance.
-            result.ulps_vs_exact[impl] = {
-                f: ulp_distance(float(ar.output[f]), the_truth.exact[f])
-                for f in FLOAT_FIELDS
-                if isinstance(ar.output.get(f), (int, float)) and not isinstance(ar.output.get(f), bool)
-            }
+            # card's quantity (its only differences are floating-point order).
+            result.ulps_vs_exact[impl] = _library_ulps(ar.output, the_truth, has_decimals)
     return result
 
 
-def _same_semantics(discrepancies: Sequence[Discrepancy]) -> bool:
-    from bleu_compat import catalog
-
-    for d in discrepancies:
-        if d.field not in FLOAT_FIELDS or not d.entries:
-            return False
-        if any(catalog.entry(entry_id).max_ulps is None for entry_id in d.entries):
-            return False
-    return True
+def _library_ulps(output: dict[str, Any] | None, the_truth: Truth, has_decimals: bool) -> dict[str, int]:
+    if output is None or has_decimals:
+        return {}
+    return {
+        f: ulp_distance(float(output[f]), the_truth.exact[f])
+        for f in FLOAT_FIELDS
+        if isinstance(output.get(f), (int, float)) and not isinstance(output.get(f), bool)
+    }
 
 
 # --- shrinking -----------------------------------------------------------------

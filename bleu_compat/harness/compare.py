@@ -48,6 +48,11 @@ class Discrepancy:
         entries: ids of the catalog entries that explain it (empty: UNEXPECTED).
         request: the request it was seen on.
         reproducer: for UNEXPECTED differences, the shrunk minimal request.
+        reproduced_by: the smallest entry set whose models reproduce the
+            implementation's whole output on this request (None: no set does).
+        nearest: for UNEXPECTED library differences, the nearest dialect
+            (``{"entries", "value", "reproduced"}``: its entry set, its value of
+            this field, whether that value equals the library's).
     """
 
     tool_id: str
@@ -60,6 +65,8 @@ class Discrepancy:
     entries: tuple[str, ...]
     request: dict[str, Any] = field(repr=False, compare=False)
     reproducer: dict[str, Any] | None = None
+    reproduced_by: tuple[str, ...] | None = None
+    nearest: dict[str, Any] | None = None
 
     @property
     def unexpected(self) -> bool:
@@ -70,6 +77,7 @@ class Discrepancy:
         """Plain JSON data (``request`` omitted when ``with_request`` is False)."""
         data = asdict(self)
         data["entries"] = list(self.entries)
+        data["reproduced_by"] = list(self.reproduced_by) if self.reproduced_by is not None else None
         data["unexpected"] = self.unexpected
         if not with_request:
             data.pop("request")

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import os
 from concurrent.futures import ProcessPoolExecutor, as_completed
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Callable, Sequence
 
@@ -250,11 +250,7 @@ def _run_real(real: RealSet, implementations: tuple[str, ...], root: str | None)
     for d in result.discrepancies:  # keep the big request out of the kind examples
         key = ("bleu-corpus-compute", d.implementation, d.field, d.entries)
         tally.kinds.pop(key, None)
-    tally.unexpected = [
-        Discrepancy(d.tool_id, d.case_id, d.implementation, d.field, d.card_value,
-                    d.library_value, d.ulps, d.entries, {"real_corpus": real.name})
-        for d in tally.unexpected
-    ]
+    tally.unexpected = [replace(d, request={"real_corpus": real.name}) for d in tally.unexpected]
     tally.ulps.clear()
     tally.ulps_max.clear()
     return tally
@@ -329,8 +325,7 @@ def _shrink_all(tally: Tally) -> None:
         if key not in done and len(done) < MAX_SHRINK and "real_corpus" not in d.request:
             done[key] = shrink(d.tool_id, d.request, _still_fails(d))
         reproducer = done.get(key)
-        shrunk.append(Discrepancy(d.tool_id, d.case_id, d.implementation, d.field, d.card_value,
-                                  d.library_value, d.ulps, d.entries, d.request, reproducer))
+        shrunk.append(replace(d, reproducer=reproducer))
     tally.unexpected = shrunk
 
 

@@ -248,3 +248,23 @@ def truth(tool_id: str, request: dict[str, Any]) -> Truth:
         KeyError: unknown tool.
     """
     return _TRUTHS[tool_id](request)
+
+
+# --- public primitives for the dialect models (independent of the core) ----------
+
+
+def ngram_counts(tokens: list[str], n: int) -> Counter[tuple[str, ...]]:
+    """Counts of the order-``n`` n-grams of ``tokens`` (tuples of tokens)."""
+    return _ngrams(list(tokens), n)
+
+
+def closest_length(c: int, lengths: list[int]) -> int:
+    """The reference length closest to ``c``, ties to the shorter (card semantics)."""
+    return _closest(c, list(lengths))
+
+
+def segment_truth_stats(
+    hypothesis: list[str], references: list[list[str]], max_order: int
+) -> tuple[list[int], list[int], int, int]:
+    """(matches, totals, hyp_len, closest_ref_len) of one segment, from the definition."""
+    return corpus_truth_stats([hypothesis], [references], max_order)

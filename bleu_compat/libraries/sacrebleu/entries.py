@@ -1,0 +1,293 @@
+"""sacreBLEU's catalog entries: what it does differently from the cards.
+
+Each entry's model is the branch of :mod:`bleu_compat.libraries.sacrebleu.model`
+behind the entry's id; an entry explains a sacreBLEU output only when the
+dialect with its model switched on reproduces that output bit for bit
+(SPEC.md §7). ``library_code`` prints sacreBLEU's own value on the reproducer
+(``oracle_tests/test_catalog.py`` runs it).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from bleu_compat.harness.dialect import CatalogEntry
+from bleu_compat.harness.truth import closest_length
+
+__all__ = ["ENTRIES", "VERIFIED"]
+
+#: the sacreBLEU versions these models were verified on (the catalog tests' runs)
+VERIFIED = ("2.6.0",)
+CORPUS, SMOOTHING, BREVITY = "bleu-corpus-compute", "bleu-smoothing-compute", "bleu-brevity-penalty"
+Request = dict[str, Any]
+
+_BLEU = "from sacrebleu.metrics import BLEU\n"
+
+
+def whitespace_tokens(request: Request) -> list[str]:
+    """Distinct tokens of a corpus request that ``str.split()`` would split or drop."""
+    found: dict[str, None] = {}
+    for tokens in request["hypotheses"]:
+        for t in tokens:
+            if t.split() != [t]:
+                found[t] = None
+    for refs in request["references"]:
+        for tokens in refs:
+            for t in tokens:
+                if t.split() != [t]:
+                    found[t] = None
+    return list(found)
+
+
+def padding_changes(request: Request) -> list[int]:
+    """Segments whose closest reference length changes when padded with '' references."""
+    most = max(len(refs) for refs in request["references"])
+    out = []
+    for i, (hyp, refs) in enumerate(zip(request["hypotheses"], request["references"])):
+        if len(refs) < most:
+            lens = [len(r) for r in refs]
+            if closest_length(len(hyp), lens + [0]) != closest_length(len(hyp), lens):
+                out.append(i)
+    return out
+
+
+def _facts_whitespace(request: Request) -> str | None:
+    toks = whitespace_tokens(request)
+    if not toks:
+        return None
+    shown = ", ".join(repr(t) for t in toks[:3])
+    return f"{len(toks)} distinct token(s) contain whitespace that str.split() splits on, e.g. {shown}"
+
+
+def _facts_padding(request: Request) -> str | None:
+    seg = padding_changes(request)
+    if not seg:
+        return None
+    return (f"{len(seg)} segment(s) with fewer references than the others get a '' reference "
+            f"that becomes their closest reference (first: segment {seg[0]})")
+
+
+ENTRIES: tuple[CatalogEntry, ...] = (
+    CatalogEntry(
+        id="SACREBLEU-WHITESPACE-IN-TOKEN",
+        library="sacrebleu", verified=VERIFIED, tool_id=CORPUS,
+        fields=("bleu", "brevity_penalty", "candidate_length", "reference_length", "matches", "totals"),
+        modes=("as_called",),
+        title="sacreBLEU's string interface splits tokens that contain whitespace",
+        explanation=(
+            "sacreBLEU takes each segment as one string and splits it with str.split(), so a "
+            "card token that contains a space, NBSP (U+00A0), U+3000 or any other character "
+            "Python counts as whitespace becomes several tokens (and a token made only of "
+            "whitespace disappears). Model: every hypothesis and reference is "
+            "' '.join(tokens).split() before counting. The mapped adapter replaces every "
+            "distinct token by a whitespace-free surrogate (t0, t1, ...), which keeps the "
+            "card's tokens intact."
+        ),
+        reproducer={"hypotheses": [["New York", "is", "big"]],
+                    "references": [[["New York", "is", "big"]]]},
+        reproducer_field="totals", card_value=[3, 2, 1, 0], library_value=[4, 3, 2, 1],
+        library_code=_BLEU + "print(BLEU(tokenize='none', smooth_method='none').corpus_score("
+                             "['New York is big'], [['New York is big']]).totals)",
+        library_prints='[4, 3, 2, 1]',
+        facts=_facts_whitespace, tags=("tokens",),
+    ),
+    CatalogEntry(
+        id="SACREBLEU-EMPTY-STRING-PADDING",
+        library="sacrebleu", verified=VERIFIED, tool_id=CORPUS,
+        fields=("reference_length", "brevity_penalty", "bleu"),
+        modes=("as_called",),
+        title="Padding missing references with '' adds an empty reference of length 0",
+        explanation=(
+            "sacreBLEU takes references as streams (one string per segment per stream), so "
+            "segments with fewer references must be padded. Padding with '' (what line-aligned "
+            "reference files with empty lines give) creates an empty reference of length 0 that "
+            "takes part in the closest-reference-length rule: a short hypothesis is then "
+            "'closest' to the empty reference, the corpus reference length drops and the "
+            "brevity penalty rises (often to 1). Model: such segments get empty references up "
+            "to the largest reference count. Only None means 'no reference' to sacreBLEU; the "
+            "mapped adapter pads with None."
+        ),
+        reproducer={"hypotheses": [["a", "b"], ["c"]],
+                    "references": [[["a", "b"], ["a", "b", "x"]], [["c", "d", "e"]]]},
+        reproducer_field="reference_length", card_value=5, library_value=2,
+        library_code=_BLEU + "print(BLEU(tokenize='none', smooth_method='none').corpus_score("
+                             "['a b', 'c'], [['a b', 'c d e'], ['a b x', '']]).ref_len)",
+        library_prints='2',
+        facts=_facts_padding, tags=("references",),
+    ),
+    CatalogEntry(
+        id="SACREBLEU-BP-EMPTY-CORPUS",
+        library="sacrebleu", verified=VERIFIED, tool_id=CORPUS,
+        fields=("brevity_penalty",), modes=("as_called", "mapped"),
+        title="sacreBLEU's brevity penalty is 1 when c = 0 and r = 0 (card: 0)",
+        explanation=(
+            "sacreBLEU computes the brevity penalty only when sys_len < ref_len, so an empty "
+            "corpus against empty references (c = r = 0) keeps bp = 1.0. The card (like NLTK's "
+            "brevity_penalty) defines it as 0 whenever c = 0. The score is 0 either way, because "
+            "there are no matches. Model: bp = 1.0 when c = r = 0."
+        ),
+        reproducer={"hypotheses": [[]], "references": [[[]]]},
+        reproducer_field="brevity_penalty", card_value=0, library_value=1.0,
+        library_code=_BLEU + "print(BLEU(tokenize='none', smooth_method='none').corpus_score("
+                             "[''], [['']]).bp)",
+        library_prints='1.0',
+        tags=("brevity",),
+    ),
+    CatalogEntry(
+        id="SACREBLEU-FLOAT-ORDER",
+        library="sacrebleu", verified=VERIFIED, tool_id=CORPUS,
+        fields=("bleu",), modes=("as_called", "mapped"),
+        title="Logs of percentages and sum/N: the score differs in the last bits",
+        explanation=(
+            "sacreBLEU computes bp * exp(sum([my_log(100. * m_n / l_n)]) / N) on the 0-100 scale "
+            "(BLEU.compute_bleu); the card computes bp * exp((1/N) * sum(ln(m_n / l_n))) on the "
+            "0-1 scale, and the adapter divides sacreBLEU's score by 100. Model: exactly "
+            "sacreBLEU's operations, then the adapter's / 100. The doubles differ by a few ULPs; "
+            "a perfect match scores 100.00000000000004 (1.0000000000000004 after / 100), above "
+            "the card's 1, because exp(ln(100)) rounds up. With decimals, such a difference can "
+            "round to different decimals (the model applies toFixed to its own double, so it "
+            "reproduces that too)."
+        ),
+        reproducer={
+            "hypotheses": [["The", "dog", "bit", "the", "man", "."], ["It", "wasn't", "surprising", "."],
+                           ["The", "man", "had", "just", "bitten", "him", "."]],
+            "references": [
+                [["The", "dog", "bit", "the", "man", "."], ["The", "dog", "had", "bit", "the", "man", "."]],
+                [["It", "was", "not", "unexpected", "."], ["No", "one", "was", "surprised", "."]],
+                [["The", "man", "bit", "him", "first", "."],
+                 ["The", "man", "had", "bitten", "the", "dog", "."]],
+            ],
+        },
+        reproducer_field="bleu", card_value=0.48530827009929883, library_value=0.48530827009929865,
+        library_code=_BLEU + "print(BLEU(tokenize='none', smooth_method='none').corpus_score("
+                             "['The dog bit the man .', \"It wasn't surprising .\", "
+                             "'The man had just bitten him .'], "
+                             "[['The dog bit the man .', 'It was not unexpected .', 'The man bit him first .'], "
+                             "['The dog had bit the man .', 'No one was surprised .', "
+                             "'The man had bitten the dog .']]).score)",
+        library_prints='48.530827009929865',
+        tags=("float",),
+    ),
+    # --- bleu-smoothing-compute ----------------------------------------------
+    CatalogEntry(
+        id="SACREBLEU-BP-ZERO-LENGTHS-SMOOTHING",
+        library="sacrebleu", verified=VERIFIED, tool_id=SMOOTHING,
+        fields=("brevity_penalty", "bleu"), modes=("as_called", "mapped"),
+        title="compute_bleu with c = 0 and r = 0: brevity penalty 1 and a full score (card: 0 and 0)",
+        explanation=(
+            "BLEU.compute_bleu applies the brevity penalty only when sys_len < ref_len, so "
+            "c = r = 0 keeps bp = 1.0, and since it also has no rule 'c = 0 gives 0', statistics "
+            "with matches but c = 0 (allowed by the smoothing card, which takes c and r as "
+            "given) score as if the lengths were fine. The card gives brevity_penalty 0 and "
+            "bleu 0 whenever c = 0. Model: bp = 1.0 when c = r = 0."
+        ),
+        reproducer={"matches": [1], "totals": [1], "candidate_length": 0, "reference_length": 0,
+                    "smoothing": "none"},
+        reproducer_field="bleu", card_value=0, library_value=1.0000000000000004,
+        library_code=_BLEU + "print(BLEU.compute_bleu([1], [1], 0, 0, smooth_method='none', "
+                             "max_ngram_order=1).score)",
+        library_prints='100.00000000000004',
+        tags=("brevity",),
+    ),
+    CatalogEntry(
+        id="SACREBLEU-SMOOTHED-COUNTS-HIDDEN",
+        library="sacrebleu", verified=VERIFIED, tool_id=SMOOTHING,
+        fields=("smoothed_matches",), modes=("as_called",),
+        title="floor and exp smoothing change only the precisions; BLEUScore.counts stay raw",
+        explanation=(
+            "Under 'floor' (method1) and 'exp' (method3) sacreBLEU writes the smoothed value "
+            "straight into the precision (100 * epsilon / l_n, 100 / (2^k * l_n)) and returns the "
+            "unsmoothed counts, so a user reading BLEUScore.counts sees 0 where the card reports "
+            "epsilon or 1/2^k. The score is unaffected. Model: the reported matches are the raw "
+            "ones. The mapped adapter recovers the numerators from the precisions, bit for bit. "
+            "('add-k' changes the counts themselves, by mutating the caller's lists.)"
+        ),
+        reproducer={"matches": [3, 0, 0], "totals": [3, 2, 1], "candidate_length": 3,
+                    "reference_length": 3, "smoothing": "method3"},
+        reproducer_field="smoothed_matches", card_value=[3, 0.5, 0.25], library_value=[3, 0, 0],
+        library_code=_BLEU + "print(BLEU.compute_bleu([3, 0, 0], [3, 2, 1], 3, 3, "
+                             "smooth_method='exp', max_ngram_order=3).counts)",
+        library_prints='[3, 0, 0]',
+        tags=("smoothing",),
+    ),
+    CatalogEntry(
+        id="SACREBLEU-SMOOTHING-STOPS-AT-ZERO-TOTAL",
+        library="sacrebleu", verified=VERIFIED, tool_id=SMOOTHING,
+        fields=("smoothed_matches",), modes=("as_called", "mapped"),
+        title="sacreBLEU stops at the first order with total 0 and never smooths the orders after it",
+        explanation=(
+            "compute_bleu's loop breaks at the first order whose total is 0, so 'floor' and "
+            "'exp' never give a match count to that order or the ones after it. The card "
+            "smooths every order and numbers method3's k over all orders, those with total 0 "
+            "included (SPEC.md section 4; the card's third example gives [2, 1, 0.5, 0.25]). "
+            "Model: orders from the first zero total on keep their raw counts. The score agrees: "
+            "such orders are either outside the effective order or make the score 0 in both."
+        ),
+        reproducer={"matches": [2, 1, 0, 0], "totals": [2, 1, 0, 0], "candidate_length": 2,
+                    "reference_length": 2, "smoothing": "method3", "effective_order": True},
+        reproducer_field="smoothed_matches", card_value=[2, 1, 0.5, 0.25], library_value=[2, 1, 0, 0],
+        library_code=_BLEU + "s = BLEU.compute_bleu([2, 1, 0, 0], [2, 1, 0, 0], 2, 2, "
+                             "smooth_method='exp', effective_order=True, max_ngram_order=4)\n"
+                             "print(s.counts, s.precisions)",
+        library_prints='[2, 1, 0, 0] [100.0, 100.0, 0.0, 0.0]',
+        tags=("smoothing",),
+    ),
+    CatalogEntry(
+        id="SACREBLEU-NO-MATCH-SKIPS-SMOOTHING",
+        library="sacrebleu", verified=VERIFIED, tool_id=SMOOTHING,
+        fields=("smoothed_matches", "smoothed_totals", "orders_used"), modes=("as_called", "mapped"),
+        title="With no match at all, compute_bleu returns before smoothing",
+        explanation=(
+            "compute_bleu returns a score of 0 as soon as every match count is 0 (sacreBLEU issue "
+            "#141), before any smoothing, so add-k never adds its 1 and floor/exp never set a "
+            "numerator. The card also scores 0 there but still reports the smoothed counts (e.g. "
+            "method2 turns [0, 0, 0] / [3, 2, 1] into [0, 1, 1] / [3, 3, 2]); with "
+            "effective_order, orders_used then follows the unsmoothed totals. Model: that early "
+            "return."
+        ),
+        reproducer={"matches": [0, 0, 0], "totals": [3, 2, 1], "candidate_length": 3,
+                    "reference_length": 3, "smoothing": "method2"},
+        reproducer_field="smoothed_matches", card_value=[0, 1, 1], library_value=[0, 0, 0],
+        library_code=_BLEU + "print(BLEU.compute_bleu([0, 0, 0], [3, 2, 1], 3, 3, "
+                             "smooth_method='add-k', max_ngram_order=3).counts)",
+        library_prints='[0, 0, 0]',
+        tags=("smoothing",),
+    ),
+    CatalogEntry(
+        id="SACREBLEU-FLOAT-ORDER-SMOOTHING",
+        library="sacrebleu", verified=VERIFIED, tool_id=SMOOTHING,
+        fields=("bleu",), modes=("as_called", "mapped"),
+        title="Smoothed BLEU from percentages: the score differs in the last bits",
+        explanation=(
+            "As in SACREBLEU-FLOAT-ORDER, compute_bleu takes my_log of 100. * m_n / l_n (or of "
+            "100. * epsilon / l_n, 100. / (2^k * l_n)), divides the sum by the effective order, "
+            "multiplies by bp and the adapter divides by 100 at the end. Model: exactly those "
+            "operations. With statistics up to the card's limit of 1e12, smoothed precisions "
+            "can be tiny, the logs large and the difference tens of ULPs."
+        ),
+        reproducer={"matches": [5, 2], "totals": [6, 7], "candidate_length": 6,
+                    "reference_length": 6, "smoothing": "none"},
+        reproducer_field="bleu", card_value=0.48795003647426655, library_value=0.48795003647426677,
+        library_code=_BLEU + "print(BLEU.compute_bleu([5, 2], [6, 7], 6, 6, smooth_method='none', "
+                             "max_ngram_order=2).score)",
+        library_prints='48.795003647426675',
+        tags=("float",),
+    ),
+    # --- bleu-brevity-penalty -------------------------------------------------
+    CatalogEntry(
+        id="SACREBLEU-BP-ZERO-LENGTHS-BREVITY",
+        library="sacrebleu", verified=VERIFIED, tool_id=BREVITY,
+        fields=("brevity_penalty",), modes=("as_called", "mapped"),
+        title="sacreBLEU's brevity penalty is 1 when c = 0 and r = 0 (card: 0)",
+        explanation=(
+            "As in SACREBLEU-BP-EMPTY-CORPUS: sacreBLEU applies the penalty only when "
+            "sys_len < ref_len, so c = r = 0 gives 1.0; the card (and NLTK's brevity_penalty) "
+            "give 0 for an empty candidate. Model: bp = 1.0 when c = r = 0."
+        ),
+        reproducer={"segments": [{"candidate_length": 0, "reference_lengths": [0]}]},
+        reproducer_field="brevity_penalty", card_value=0, library_value=1.0,
+        library_code=_BLEU + "print(BLEU.compute_bleu([0], [0], 0, 0, max_ngram_order=1).bp)",
+        library_prints='1.0',
+        tags=("brevity",),
+    ),
+)

@@ -1,0 +1,264 @@
+"""sacreBLEU's dialect: the card, with each catalog entry's model behind its id.
+
+:func:`evaluate` gives the output the sacreBLEU adapter would give (card
+shape, 0–1 scale, ``decimals`` applied) when the models of the entries in
+``on`` are switched on; with ``on`` empty it is the card's output. The models
+are transcriptions of sacreBLEU 2.6.0's own code (``sacrebleu/metrics/bleu.py``:
+``BLEU.compute_bleu``, ``_get_closest_ref_len``, ``_extract_reference_info``,
+``_compute_segment_statistics``; ``metrics/helpers.py``:
+``extract_all_word_ngrams``; ``utils.py``: ``my_log``, ``sum_of_lists``),
+evaluated on statistics counted by the truth
+(:mod:`bleu_compat.harness.truth`), never by the core.
+
+Entry ids and what switching them on does:
+
+* ``SACREBLEU-WHITESPACE-IN-TOKEN``: tokens are ``" ".join(tokens).split()``;
+* ``SACREBLEU-EMPTY-STRING-PADDING``: a segment with fewer references than the
+  most any segment has gets empty references up to that number;
+* ``SACREBLEU-BP-EMPTY-CORPUS`` / ``-BP-ZERO-LENGTHS-SMOOTHING`` /
+  ``-BP-ZERO-LENGTHS-BREVITY``: the brevity penalty is 1.0 when c = r = 0;
+* ``SACREBLEU-FLOAT-ORDER`` / ``-FLOAT-ORDER-SMOOTHING``: the score in
+  sacreBLEU's arithmetic: precisions ``100. * m / t``, ``sum([my_log(p) ...]) /
+  eff_order``, ``bp * exp(...)``, and the adapter's ``/ 100``;
+* ``SACREBLEU-NO-MATCH-SKIPS-SMOOTHING``: no match at all returns before any
+  smoothing (counts raw, orders used from the raw totals);
+* ``SACREBLEU-SMOOTHING-STOPS-AT-ZERO-TOTAL``: the loop breaks at the first
+  total of 0; that order and the later ones are not smoothed;
+* ``SACREBLEU-SMOOTHED-COUNTS-HIDDEN``: floor/exp report the raw counts.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+from bleu_compat.harness.dialect import (
+    card_bp, card_corpus_bleu, card_smoothed_bleu, card_smoothing,
+)
+from bleu_compat.harness.truth import closest_length, ngram_counts, to_fixed
+
+__all__ = ["evaluate"]
+
+Request = dict[str, Any]
+
+WHITESPACE = "SACREBLEU-WHITESPACE-IN-TOKEN"
+PADDING = "SACREBLEU-EMPTY-STRING-PADDING"
+BP_EMPTY = "SACREBLEU-BP-EMPTY-CORPUS"
+FLOAT = "SACREBLEU-FLOAT-ORDER"
+BP_ZERO_SMOOTHING = "SACREBLEU-BP-ZERO-LENGTHS-SMOOTHING"
+HIDDEN = "SACREBLEU-SMOOTHED-COUNTS-HIDDEN"
+STOPS = "SACREBLEU-SMOOTHING-STOPS-AT-ZERO-TOTAL"
+NO_MATCH = "SACREBLEU-NO-MATCH-SKIPS-SMOOTHING"
+FLOAT_SMOOTHING = "SACREBLEU-FLOAT-ORDER-SMOOTHING"
+BP_ZERO_BREVITY = "SACREBLEU-BP-ZERO-LENGTHS-BREVITY"
+
+#: sacreBLEU's utils.my_log(0.0)
+MY_LOG_ZERO = -9999999999
+
+
+def _my_log(num: float) -> float:
+    # sacrebleu/utils.py my_log
+    if num == 0.0:
+        return MY_LOG_ZERO
+    return math.log(num)
+
+
+def _round(value: float, decimals: int | None) -> float:
+    return float(value) if decimals is None else to_fixed(float(value), decimals)
+
+
+def _bp(c: int, r: int, zero_lengths_is_one: bool) -> float:
+    # compute_bleu: bp = 1.0; if sys_len < ref_len: bp = exp(1 - ref_len / sys_len) if sys_len > 0 else 0.0
+    if zero_lengths_is_one and c == 0 and r == 0:
+        return 1.0
+    return card_bp(c, r)
+
+
+def corpus_statistics(request: Request, split: bool, pad: bool, cache: dict[Any, Any]
+                      ) -> tuple[list[int], list[int], int, int]:
+    """(matches, totals, c, r) as sacreBLEU counts them with the given models on.
+
+    ``split``: every segment is ``" ".join(tokens).split()`` (sacreBLEU's
+    string interface); ``pad``: segments with fewer references get empty ones
+    up to the largest reference count. Counted with the truth's primitives.
+    """
+    key = ("sacrebleu-corpus", split, pad)
+    if key in cache:
+        return cache[key]
+    n_orders = request.get("max_order", 4)
+    most = max(len(refs) for refs in request["references"])
+
+    def tok(tokens: list[str]) -> list[str]:
+        return " ".join(tokens).split() if split else list(tokens)
+
+    matches, totals = [0] * n_orders, [0] * n_orders
+    c = r = 0
+    for hyp, refs in zip(request["hypotheses"], request["references"]):
+        h = tok(hyp)
+        rs = [tok(ref) for ref in refs]
+        if pad:
+            rs += [[] for _ in range(most - len(rs))]
+        c += len(h)
+        r += closest_length(len(h), [len(x) for x in rs])
+        for n in range(1, n_orders + 1):
+            counts = ngram_counts(h, n)
+            best: dict[tuple[str, ...], int] = {}
+            for ref in rs:
+                for g, k in ngram_counts(ref, n).items():
+                    if k > best.get(g, 0):
+                        best[g] = k
+            matches[n - 1] += sum(min(k, best.get(g, 0)) for g, k in counts.items())
+            totals[n - 1] += sum(counts.values())
+    cache[key] = (matches, totals, c, r)
+    return cache[key]
+
+
+def _sacrebleu_score(precisions: list[float], bp: float, eff_order: int) -> float:
+    # compute_bleu: score = bp * math.exp(sum([my_log(p) for p in precisions[:eff_order]]) / eff_order)
+    return bp * math.exp(sum([_my_log(p) for p in precisions[:eff_order]]) / eff_order)
+
+
+def _corpus(mode: str, request: Request, on: frozenset[str], cache: dict[Any, Any]) -> dict[str, Any]:
+    n_orders = request.get("max_order", 4)
+    decimals = request.get("decimals")
+    matches, totals, c, r = corpus_statistics(request, WHITESPACE in on, PADDING in on, cache)
+    bp = _bp(c, r, BP_EMPTY in on)
+    if FLOAT in on:
+        # compute_bleu with smooth_method 'none' on the summed statistics
+        if not any(matches):
+            score = 0.0
+        else:
+            precisions = [0.0] * n_orders
+            for n in range(1, n_orders + 1):
+                if totals[n - 1] == 0:
+                    break
+                if matches[n - 1] != 0:
+                    precisions[n - 1] = 100. * matches[n - 1] / totals[n - 1]
+            score = _sacrebleu_score(precisions, bp, n_orders)
+        bleu = score / 100
+    else:
+        bleu = card_corpus_bleu(matches, totals, bp)
+    return {
+        "bleu": _round(bleu, decimals),
+        "brevity_penalty": _round(bp, decimals),
+        "candidate_length": c,
+        "reference_length": r,
+        "max_order": n_orders,
+        "matches": list(matches),
+        "totals": list(totals),
+    }
+
+
+def _leading_positive(totals: list[Any]) -> int:
+    k = 0
+    for t in totals:
+        if t <= 0:
+            break
+        k += 1
+    return k
+
+
+def _smoothing(mode: str, request: Request, on: frozenset[str], cache: dict[Any, Any]) -> dict[str, Any]:
+    matches, totals = list(request["matches"]), list(request["totals"])
+    n_orders = len(matches)
+    method = request["smoothing"]
+    effective_order = bool(request.get("effective_order", False))
+    decimals = request.get("decimals")
+    c, r = request["candidate_length"], request["reference_length"]
+    epsilon = request.get("epsilon", 0.1)
+    bp = _bp(c, r, BP_ZERO_SMOOTHING in on)
+    card_sm, card_st, card_used = card_smoothing(request)
+
+    if NO_MATCH in on and not any(matches):
+        # compute_bleu returns BLEUScore(0.0, correct, total, ...) before the loop (#141)
+        used = _leading_positive(totals) if effective_order else n_orders
+        return {"bleu": _round(0.0, decimals), "brevity_penalty": _round(bp, decimals),
+                "orders_used": used, "smoothed_matches": matches, "smoothed_totals": totals}
+
+    # The loop over orders: which orders are smoothed, and sacreBLEU's precisions.
+    sm: list[Any] = list(card_sm)
+    st: list[Any] = list(card_st)
+    reached = n_orders
+    if STOPS in on and any(matches):  # the loop runs only when some order has a match
+        for n in range(n_orders):
+            if card_st[n] == 0:  # add-k adds before the test; its totals are the card's
+                reached = n
+                break
+        for n in range(reached, n_orders):  # never reached: unsmoothed
+            sm[n], st[n] = matches[n], totals[n]
+    if effective_order:
+        used = _leading_positive(st[:reached]) if STOPS in on else card_used
+    else:
+        used = n_orders
+
+    if FLOAT_SMOOTHING in on:
+        if not any(matches):
+            score = 0.0
+        else:
+            precisions = [0.0] * n_orders
+            mteval = 1.0
+            for n in range(n_orders):
+                if st[n] == 0:
+                    break
+                if method == "method2":
+                    m_n = sm[n]
+                    precisions[n] = 100. * m_n / st[n] if m_n != 0 else 0.0
+                elif matches[n] == 0:
+                    if method == "method3":
+                        mteval *= 2
+                        precisions[n] = 100. / (mteval * st[n])
+                    elif method == "method1":
+                        precisions[n] = 100. * epsilon / st[n]
+                else:
+                    precisions[n] = 100. * matches[n] / st[n]
+            eff = used if effective_order else n_orders
+            score = _sacrebleu_score(precisions, bp, eff) if eff > 0 else 0.0
+        bleu = score / 100
+    else:
+        bleu = card_smoothed_bleu(request, sm, st, used, bp)
+
+    if HIDDEN in on and method in ("method1", "method3"):
+        sm = [matches[n] if matches[n] == 0 else sm[n] for n in range(n_orders)]
+    return {
+        "bleu": _round(bleu, decimals),
+        "brevity_penalty": _round(bp, decimals),
+        "orders_used": used,
+        "smoothed_matches": sm,
+        "smoothed_totals": st,
+    }
+
+
+def _brevity(mode: str, request: Request, on: frozenset[str], cache: dict[Any, Any]) -> dict[str, Any]:
+    segments = request["segments"]
+    closest = [closest_length(s["candidate_length"], list(s["reference_lengths"])) for s in segments]
+    c = sum(s["candidate_length"] for s in segments)
+    r = sum(closest)
+    bp = _bp(c, r, BP_ZERO_BREVITY in on)
+    return {"candidate_length": c, "reference_length": r, "closest_reference_lengths": closest,
+            "brevity_penalty": _round(bp, request.get("decimals"))}
+
+
+_TOOLS = {
+    "bleu-corpus-compute": _corpus,
+    "bleu-smoothing-compute": _smoothing,
+    "bleu-brevity-penalty": _brevity,
+}
+
+
+def evaluate(tool_id: str, mode: str, request: Request, on: frozenset[str],
+             cache: dict[Any, Any]) -> dict[str, Any]:
+    """sacreBLEU's dialect on a valid card ``request``: the card with the models in ``on``.
+
+    Args:
+        tool_id: the card.
+        mode: ``"as_called"`` or ``"mapped"`` (the models are the same; which
+            entries may be switched on per mode is the catalog's business).
+        request: a valid request (or a real corpus' request dict).
+        on: ids of the entries whose models are switched on.
+        cache: per-request memo shared by calls on the same request.
+
+    Returns:
+        The output in the card's shape, 0–1 scale, ``decimals`` applied with the
+        truth's ``toFixed``.
+    """
+    return _TOOLS[tool_id](mode, request, on, cache)
