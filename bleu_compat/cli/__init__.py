@@ -28,6 +28,8 @@ COMMAND_MODULES = (
     "bleu_compat.cli.score",
     "bleu_compat.cli.serve",
     "bleu_compat.cli.crosscheck",
+    "bleu_compat.cli.gate",
+    "bleu_compat.cli.explain",
 )
 
 

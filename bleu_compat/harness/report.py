@@ -41,6 +41,7 @@ def build_report(tally: Tally, *, seed: int, cases: dict[str, int], versions: di
     for (tool, impl, field, entries), (count, example) in sorted(tally.kinds.items()):
         kinds.append({"tool": tool, "implementation": impl, "field": field,
                       "entries": list(entries), "unexpected": not entries, "count": count,
+                      "reproduced_by": dict(sorted(tally.kind_sets.get((tool, impl, field, entries), {}).items())),
                       "name": _kind_name(tool, impl, field, entries), "example": example})
         for e in entries:
             row = entry_counts.setdefault(e, {"count": 0, "example": example})
@@ -159,15 +160,24 @@ def to_markdown(report: dict[str, Any]) -> str:
     for u in report["ulps_vs_exact"]:
         lines.append(f"| {u['tool']} | {u['implementation']} | {u['field']} | "
                      + " | ".join(str(u["histogram"][b]) for b in ULP_BUCKETS) + f" | {u['max']} |")
-    lines += ["", "## Real corpora (BLEU, 0–100)", "",
-              "| corpus | segments | refs | tokenize | published | "
-              + " | ".join(report["implementations"]) + " | exact |",
-              "|---|---:|---:|---|---|" + "---:|" * (len(report["implementations"]) + 1)]
+    lines += ["", "## Real corpora", "",
+              "Each library's own number on its own scale, as it returns it (sacreBLEU's "
+              "`BLEUScore.score`, 0–100; NLTK's `corpus_bleu`, 0–1); ours and the exact value "
+              "as BLEU on the 0–100 scale (100 × the card's bleu).", "",
+              "| corpus | segments | refs | tokenize | published | implementation | value | scale |",
+              "|---|---:|---:|---|---|---|---:|---|"]
     for r in report["real"]:
-        scores = [r["scores"].get(i) for i in report["implementations"]]
-        cells = ["—" if s is None else repr(100 * s) for s in scores]
-        lines.append(f"| {r['name']} | {r['segments']} | {r['references']} | {r['tokenize']} | "
-                     f"{r['published']} | " + " | ".join(cells) + f" | {100 * r['truth_exact_bleu']!r} |")
+        head = f"| {r['name']} | {r['segments']} | {r['references']} | {r['tokenize']} | {r['published']} |"
+        rows = [("ours", r["scores"].get("ours"), None)] + [
+            (i, r["scores"].get(i), (r.get("library_values") or {}).get(i))
+            for i in report["implementations"] if i != "ours"]
+        for impl, score, own in rows:
+            if own is not None:
+                lines.append(f"{head} {impl} | {own['text']} | {own['scale']} |")
+            elif score is not None:
+                lines.append(f"{head} {impl} | {100 * score!r} | 0-100 (100 × bleu) |")
+            head = "| | | | | |"
+        lines.append(f"{head} exact | {100 * r['truth_exact_bleu']!r} | 0-100 (100 × bleu) |")
     for r in report["real"]:
         for d in r["discrepancies"]:
             lines.append(f"- {r['name']}: {d['implementation']} `{d['field']}` "
@@ -175,12 +185,17 @@ def to_markdown(report: dict[str, Any]) -> str:
                          f" ({'+'.join(d['entries']) or 'UNEXPECTED'})")
     lines += ["", "## UNEXPECTED differences", ""]
     if not report["unexpected"]:
-        lines.append("None: every difference is explained by a catalog entry.")
+        lines.append("None: every difference is reproduced bit for bit by a set of catalog entries.")
     for u in report["unexpected"]:
         lines += [f"### {u['case_id']}: {u['implementation']} `{u['field']}`", "",
                   f"card value {_md_value(u['card_value'])}, implementation value "
                   f"{_md_value(u['library_value'])}"
                   + (f" ({u['ulps']} ULPs)" if u["ulps"] is not None else ""), ""]
+        near = u.get("nearest")
+        if near is not None:
+            lines += [f"Nearest dialect ({' + '.join(near['entries']) or 'the card alone'}) gives "
+                      f"{_md_value(near['value'])}; no set of catalog entries reproduces the "
+                      "implementation's output.", ""]
         if u["command"]:
             lines += ["Minimal reproducer (shrunk by hypothesis):", "", "```sh", u["command"], "```", ""]
         else:

@@ -106,6 +106,21 @@ def load_real_set(real: RealSet, root: Path | None = None) -> dict[str, Any]:
     return {"hypotheses": hyps, "references": references}
 
 
+def own_value(impl: str, raw: dict[str, Any] | None) -> dict[str, Any] | None:
+    """A library's own number for BLEU, on its own scale, as the library returns it.
+
+    sacreBLEU: ``BLEUScore.score`` (0–100); NLTK: ``corpus_bleu``'s float (0–1).
+    ``{"value", "scale", "text"}`` with ``text`` the Python repr a user sees.
+    """
+    if not raw:
+        return None
+    if impl.startswith("sacrebleu/") and isinstance(raw.get("score"), (int, float)):
+        return {"value": raw["score"], "scale": "0-100", "text": repr(raw["score"])}
+    if impl.startswith("nltk/") and isinstance(raw.get("corpus_bleu"), (int, float)):
+        return {"value": raw["corpus_bleu"], "scale": "0-1", "text": repr(raw["corpus_bleu"])}
+    return None
+
+
 def _ours_unlimited(tool_id: str, request: dict[str, Any]) -> dict[str, Any]:
     # Real corpora exceed the card limits: the library function has none.
     result = corpus_bleu(request["hypotheses"], request["references"],
@@ -126,7 +141,10 @@ class Tally:
         cases: tool -> number of cases run.
         case_outcomes: tool -> implementation -> {"agree", "explained",
             "unexpected", "not_representable"} -> number of cases.
-        kinds: (tool, implementation, field, entries) -> [count, first example].
+        kinds: (tool, implementation, field, entries) -> [count, first example];
+            ``entries`` are the entries whose models reproduce that field.
+        kind_sets: the same key -> the entry sets that reproduced the whole output
+            ("A+B", "" for none: UNEXPECTED) -> number of differences.
         not_representable: (tool, implementation, reason) -> count.
         ulps: (tool, implementation, field) -> bucket -> count.
         ulps_max: (tool, implementation, field) -> largest ULP distance to exact.
@@ -138,6 +156,7 @@ class Tally:
     cases: dict[str, int] = field(default_factory=dict)
     case_outcomes: dict[str, dict[str, dict[str, int]]] = field(default_factory=dict)
     kinds: dict[tuple[str, str, str, tuple[str, ...]], list[Any]] = field(default_factory=dict)
+    kind_sets: dict[tuple[str, str, str, tuple[str, ...]], dict[str, int]] = field(default_factory=dict)
     not_representable: dict[tuple[str, str, str], int] = field(default_factory=dict)
     ulps: dict[tuple[str, str, str], dict[str, int]] = field(default_factory=dict)
     ulps_max: dict[tuple[str, str, str], int] = field(default_factory=dict)
@@ -157,6 +176,9 @@ class Tally:
             if key not in self.kinds:
                 self.kinds[key] = [0, d.to_json()]
             self.kinds[key][0] += 1
+            sets = self.kind_sets.setdefault(key, {})
+            name = "+".join(d.reproduced_by or ())
+            sets[name] = sets.get(name, 0) + 1
             if d.unexpected:
                 self.unexpected.append(d)
         outcomes = self.case_outcomes.setdefault(tool, {})
@@ -197,6 +219,10 @@ class Tally:
                 self.kinds[key][0] += count
             else:
                 self.kinds[key] = [count, example]
+        for key, sets in other.kind_sets.items():
+            mine_sets = self.kind_sets.setdefault(key, {})
+            for name, n in sets.items():
+                mine_sets[name] = mine_sets.get(name, 0) + n
         for key, n in other.not_representable.items():
             self.not_representable[key] = self.not_representable.get(key, 0) + n
         for key, hist in other.ulps.items():
@@ -231,6 +257,7 @@ def _run_real(real: RealSet, implementations: tuple[str, ...], root: str | None)
     outcomes = tally.case_outcomes.pop("bleu-corpus-compute", {})
     scores = {impl: (out or {}).get("bleu") for impl, out in result.outputs.items()}
     scores["truth"] = result.truth.expected["bleu"]
+    own = {impl: own_value(impl, result.raw.get(impl)) for impl in result.outputs if impl != "ours"}
     tally.real.append({
         "name": real.name,
         "segments": len(request["hypotheses"]),
@@ -238,6 +265,7 @@ def _run_real(real: RealSet, implementations: tuple[str, ...], root: str | None)
         "tokenize": real.tokenize,
         "published": real.published,
         "scores": scores,
+        "library_values": own,
         "truth_exact_bleu": result.truth.exact["bleu"],
         "matches": result.truth.expected["matches"],
         "totals": result.truth.expected["totals"],
@@ -250,6 +278,7 @@ def _run_real(real: RealSet, implementations: tuple[str, ...], root: str | None)
     for d in result.discrepancies:  # keep the big request out of the kind examples
         key = ("bleu-corpus-compute", d.implementation, d.field, d.entries)
         tally.kinds.pop(key, None)
+        tally.kind_sets.pop(key, None)
     tally.unexpected = [replace(d, request={"real_corpus": real.name}) for d in tally.unexpected]
     tally.ulps.clear()
     tally.ulps_max.clear()

@@ -1,0 +1,195 @@
+"""Command ``explain``: one request in; every implementation's output, verdict and reasons out.
+
+``bleu-compat explain TOOL [FILE|-]`` reads one card request, runs ours,
+sacreBLEU and NLTK (each as called and mapped) on it, and prints for each:
+its output (the library's own number on its own scale beside the card-units
+value), the verdict (``identical``, ``explained``, ``UNEXPECTED`` or ``not
+representable``), the smallest set of catalog entries whose models reproduce
+the output bit for bit, and for every differing field the entries that cause
+it (SPEC.md §7). It is the tool for documenting an edge case, and its output
+is what a bug report can paste. ``--format json`` gives the same as data.
+
+Exit status: 0 nothing UNEXPECTED; 1 some implementation UNEXPECTED; 2 a bad
+request (the ``{"error": ...}`` object on standard output) or usage error.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from typing import Any
+
+__all__ = ["register", "cmd_explain", "explain_request"]
+
+FORMATS = ("text", "json")
+
+
+def register(subparsers: Any) -> None:
+    """Add the ``explain`` command."""
+    from bleu_compat.tools import MAX_REQUEST_BYTES, TOOL_IDS
+
+    p = subparsers.add_parser(
+        "explain", help="explain one request: every implementation's output and why it differs",
+        description=(
+            "Run ours, sacreBLEU and NLTK (as called and mapped) on one card request read from "
+            "FILE (or standard input) and print each output, the verdict and the catalog entries "
+            "whose models reproduce it bit for bit, field by field. Exit 0: nothing UNEXPECTED; "
+            "1: some output no dialect reproduces; 2: a bad request (its error JSON on standard "
+            f"output) or usage error. Requests over {MAX_REQUEST_BYTES} bytes are refused unread."
+        ),
+    )
+    p.add_argument("tool", metavar="TOOL", help="one of: " + ", ".join(TOOL_IDS))
+    p.add_argument("file", metavar="FILE", nargs="?", help="request JSON (default: standard input, or -)")
+    p.add_argument("--format", "-f", choices=FORMATS, default="text", help="text (default) or json")
+    p.set_defaults(func=cmd_explain)
+
+
+def _library_own(impl: str, raw: dict[str, Any] | None, output: dict[str, Any] | None) -> str | None:
+    """The library's own number, on its own scale, as it prints it (repr of the double)."""
+    if raw is None:
+        return None
+    if impl.startswith("sacrebleu/") and isinstance(raw.get("score"), float):
+        return f"score {raw['score']!r} (0-100)"
+    if impl.startswith("nltk/"):
+        value = raw.get("corpus_bleu", raw.get("score"))
+        if isinstance(value, (int, float)):
+            return f"bleu {value!r} (0-1)"
+    return None
+
+
+def explain_request(tool_id: str, request: dict[str, Any]) -> dict[str, Any]:
+    """Every implementation on a valid ``request``, classified (JSON-ready data).
+
+    Returns:
+        ``{"tool", "request", "card", "versions", "implementations": [...],
+        "entries": {id: {"title", "facts"}}, "unexpected": bool}``; each
+        implementation has ``name``, ``verdict``, ``output``, ``library_value``
+        (its own number on its own scale), ``reproduced_by`` and ``fields``
+        (``field``, ``card``, ``value``, ``ulps``, ``causes``, ``nearest``).
+    """
+    import logging
+    import warnings
+
+    from bleu_compat import catalog
+    from bleu_compat.harness.classify import IMPLEMENTATIONS, evaluate
+
+    logging.getLogger("sacrebleu").setLevel(logging.ERROR)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        result = evaluate(tool_id, "explain", request, keep_outputs=True)
+    by_impl: dict[str, list[Any]] = {}
+    for d in result.discrepancies:
+        by_impl.setdefault(d.implementation, []).append(d)
+    impls = []
+    seen: dict[str, None] = {}
+    for impl in IMPLEMENTATIONS:
+        diffs = by_impl.get(impl, [])
+        if impl in result.not_representable:
+            verdict = "not representable"
+        elif not diffs:
+            verdict = "identical"
+        elif any(d.unexpected for d in diffs):
+            verdict = "UNEXPECTED"
+        else:
+            verdict = "explained"
+        rep = result.reproductions.get(impl)
+        fields = []
+        for d in diffs:
+            for e in d.entries:
+                seen[e] = None
+            fields.append({"field": d.field, "card": d.card_value, "value": d.library_value,
+                           "ulps": d.ulps, "causes": list(d.entries), "nearest": d.nearest})
+        impls.append({
+            "name": impl,
+            "verdict": verdict,
+            "output": result.outputs.get(impl),
+            "library_value": _library_own(impl, result.raw.get(impl), result.outputs.get(impl)),
+            "reproduced_by": (list(rep.entries) if rep is not None and rep.entries is not None
+                              else ([] if verdict == "identical" else None)),
+            "not_representable": result.not_representable.get(impl),
+            "fields": fields,
+        })
+    entries = {}
+    for e_id in seen:
+        e = catalog.entry(e_id)
+        entries[e_id] = {"title": e.title, "facts": e.facts(request) if e.facts is not None else None}
+    return {
+        "tool": tool_id,
+        "request": request,
+        "card": result.truth.expected,
+        "versions": dict(sorted(result.versions.items())),
+        "implementations": impls,
+        "entries": entries,
+        "unexpected": any(i["verdict"] == "UNEXPECTED" for i in impls),
+    }
+
+
+def _short(value: Any) -> str:
+    from bleu_compat.jsonio import dumps_js
+
+    text = dumps_js(value)
+    return text if len(text) <= 200 else text[:197] + "..."
+
+
+def _text(doc: dict[str, Any]) -> str:
+    versions = ", ".join(f"{k} {v}" for k, v in doc["versions"].items())
+    lines = [f"bleu-compat explain {doc['tool']} ({versions}); values in the card's units (0-1 scale)",
+             f"card: {_short(doc['card'])}", ""]
+    for impl in doc["implementations"]:
+        head = f"{impl['name']}: {impl['verdict']}"
+        if impl["verdict"] == "explained":
+            head += " by " + " + ".join(impl["reproduced_by"])
+        if impl["library_value"]:
+            head += f"; the library's own {impl['library_value']}"
+        lines.append(head)
+        if impl["verdict"] == "not representable":
+            lines.append(f"    {impl['not_representable']}")
+        for f in impl["fields"]:
+            ulps = f" ({f['ulps']} ULPs)" if isinstance(f["ulps"], int) and f["ulps"] < 2**20 else ""
+            lines.append(f"    {f['field']}: {_short(f['value'])} vs card {_short(f['card'])}{ulps}")
+            if f["causes"]:
+                lines.append(f"      reproduced by {' + '.join(f['causes'])}")
+            elif f["nearest"] is not None:
+                near = " + ".join(f["nearest"]["entries"]) or "the card"
+                lines.append(f"      UNEXPECTED: no dialect gives it; nearest ({near}) gives "
+                             f"{_short(f['nearest']['value'])}")
+            else:
+                lines.append("      UNEXPECTED")
+    if doc["entries"]:
+        lines += ["", "Entries:"]
+        for e_id, e in doc["entries"].items():
+            lines.append(f"  {e_id}: {e['title']}")
+            if e["facts"]:
+                lines.append(f"    here: {e['facts']}")
+    return "\n".join(lines)
+
+
+def cmd_explain(args: argparse.Namespace) -> int:
+    from bleu_compat.errors import ToolError
+    from bleu_compat.jsonio import dumps_js
+    from bleu_compat.tools import MAX_REQUEST_BYTES, TOOL_IDS, validate_request
+
+    def refuse(code: str, message: str, path: str | None = None) -> int:
+        print(dumps_js({"error": {"code": code, "message": message, "path": path}}))
+        return 2
+
+    if args.tool not in TOOL_IDS:
+        return refuse("invalid_input", f"unknown tool {args.tool!r}; known tools: {', '.join(TOOL_IDS)}")
+    try:
+        if args.file is None or args.file == "-":
+            data = sys.stdin.buffer.read(MAX_REQUEST_BYTES + 1)
+        else:
+            with open(args.file, "rb") as handle:
+                data = handle.read(MAX_REQUEST_BYTES + 1)
+    except OSError as exc:
+        return refuse("invalid_input", f"cannot read {args.file}: {exc.strerror or exc}")
+    if len(data) > MAX_REQUEST_BYTES:
+        return refuse("limit_exceeded", f"request is larger than {MAX_REQUEST_BYTES} bytes")
+    try:
+        request = validate_request(args.tool, data)
+    except ToolError as exc:
+        print(dumps_js(exc.to_dict()))
+        return 2
+    doc = explain_request(args.tool, request)
+    print(dumps_js(doc, indent=2) if args.format == "json" else _text(doc))
+    return 1 if doc["unexpected"] else 0

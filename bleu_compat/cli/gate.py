@@ -1,0 +1,196 @@
+"""Command ``gate``: the CI regression gate against a committed baseline.
+
+``bleu-compat gate --baseline FILE`` runs a smaller deterministic crosscheck
+(or reads ``--report``) and compares it with the baseline: it fails (exit 1,
+with a readable diff) when a kind of divergence appears or disappears, an
+UNEXPECTED difference appears, or a score on a real corpus moves;
+``--update`` rewrites the baseline.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+from bleu_compat.cli.crosscheck import run_report, unwritable_dir, usage, write_reports
+from bleu_compat.tools import TOOL_IDS
+
+__all__ = ["register", "baseline_of", "gate_diff", "GATE_CASES", "cmd_gate"]
+
+#: Cases per tool of the gate's run (with the real corpora, well under a minute).
+GATE_CASES = 120
+BASELINE_FORMAT = "bleu-compat-baseline/1"
+
+
+def register(subparsers: Any) -> None:
+    """Add the ``gate`` command."""
+    p = subparsers.add_parser(
+        "gate", help="CI regression gate against a committed baseline",
+        description=(
+            f"Run a deterministic crosscheck ({GATE_CASES} cases per tool, seed 0, real corpora) "
+            "or read --report, and compare with --baseline. Exit 1 with a diff when a kind of "
+            "divergence appears or disappears, an UNEXPECTED difference appears, or a score on a "
+            "real corpus moves; --update rewrites the baseline (exit 0)."
+        ),
+    )
+    p.add_argument("--baseline", required=True, metavar="FILE", help="baseline JSON (e.g. reports/baseline.json)")
+    p.add_argument("--report", metavar="FILE", help="use this crosscheck.json instead of running")
+    p.add_argument("--update", action="store_true", help="rewrite the baseline from this run")
+    p.add_argument("--out", default=None, metavar="DIR", help="also write the run's reports here")
+    p.add_argument("--workers", type=int, default=None, help="processes (default: available cores)")
+    p.add_argument("--no-progress", action="store_true", help="no progress bar")
+    p.set_defaults(func=cmd_gate)
+
+
+#: What ``gate`` accepts as a baseline (checked with jsonschema before use).
+BASELINE_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "required": ["format", "seed", "cases", "versions", "unexpected_count", "kinds", "real_scores"],
+    "properties": {
+        "format": {"const": BASELINE_FORMAT},
+        "seed": {"type": "integer"},
+        "cases": {
+            "type": "object", "minProperties": 1,
+            "propertyNames": {"enum": list(TOOL_IDS)},
+            "additionalProperties": {"type": "integer", "minimum": 0},
+        },
+        "versions": {"type": "object", "additionalProperties": {"type": ["string", "null"]}},
+        "unexpected_count": {"type": "integer", "minimum": 0},
+        "kinds": {"type": "array", "items": {"type": "string"}, "uniqueItems": True},
+        "real_scores": {
+            "type": "object",
+            "additionalProperties": {
+                "type": "object", "additionalProperties": {"type": ["number", "null"]},
+            },
+        },
+    },
+}
+
+
+def _baseline_problem(baseline: Any, path: Path) -> str | None:
+    import jsonschema
+
+    error = jsonschema.exceptions.best_match(
+        jsonschema.Draft202012Validator(BASELINE_SCHEMA).iter_errors(baseline))
+    if error is None:
+        return None
+    where = "/".join(str(p) for p in error.absolute_path) or "top level"
+    return f"{path} is not a valid {BASELINE_FORMAT} baseline ({where}: {error.message})"
+
+
+
+
+def baseline_of(report: dict[str, Any]) -> dict[str, Any]:
+    """What the gate keeps of a crosscheck report: the kinds of divergence, the
+    UNEXPECTED count and the real-corpus scores (full doubles, 0–1 scale)."""
+    kinds = [k["name"] for k in report["kinds"]]
+    for r in report["real"]:
+        for d in r["discrepancies"]:
+            kinds.append(f"real:{r['name']} | {d['implementation']} | {d['field']} | "
+                         f"{'+'.join(d['entries']) or 'UNEXPECTED'}")
+    return {
+        "format": BASELINE_FORMAT,
+        "seed": report["seed"],
+        "cases": report["cases"],
+        "versions": {k: report["versions"].get(k) for k in ("sacrebleu", "nltk")},
+        "unexpected_count": report["unexpected_count"],
+        "kinds": sorted(set(kinds)),
+        "real_scores": {r["name"]: r["scores"] for r in report["real"]},
+    }
+
+
+def gate_diff(baseline: dict[str, Any], current: dict[str, Any]) -> list[str]:
+    """Readable reasons the gate fails (empty: pass)."""
+    problems: list[str] = []
+    if current["unexpected_count"]:
+        problems.append(f"+ {current['unexpected_count']} UNEXPECTED difference(s) (baseline: "
+                        f"{baseline.get('unexpected_count', 0)})")
+    old, new = set(baseline.get("kinds", [])), set(current["kinds"])
+    problems += [f"+ new kind of divergence: {k}" for k in sorted(new - old)]
+    problems += [f"- known divergence disappeared: {k}" for k in sorted(old - new)]
+    old_scores, new_scores = baseline.get("real_scores", {}), current["real_scores"]
+    for name in sorted(set(old_scores) | set(new_scores)):
+        a, b = old_scores.get(name), new_scores.get(name)
+        if a is None or b is None:
+            problems.append(f"~ real corpus {name}: {'added' if a is None else 'missing'}")
+            continue
+        for impl in sorted(set(a) | set(b)):
+            if a.get(impl) != b.get(impl):
+                problems.append(f"~ real corpus {name}, {impl}: BLEU {a.get(impl)!r} -> {b.get(impl)!r}")
+    if baseline.get("versions") != current["versions"]:
+        problems.append(f"(library versions changed: {baseline.get('versions')} -> {current['versions']})")
+    return problems
+
+
+def cmd_gate(args: argparse.Namespace) -> int:
+    baseline_path = Path(args.baseline)
+    baseline: dict[str, Any] | None = None
+    if baseline_path.exists():
+        try:
+            baseline = json.loads(baseline_path.read_text(encoding="utf-8"))
+        except (OSError, ValueError) as exc:
+            return usage(f"cannot read baseline {baseline_path}: {exc}")
+        problem = _baseline_problem(baseline, baseline_path)
+        if problem:
+            return usage(problem)
+    elif not args.update:
+        return usage(f"baseline {baseline_path} does not exist (create it with --update)")
+    if args.update:
+        problem = unwritable_dir(baseline_path.parent)
+        if problem is None and baseline_path.is_dir():
+            problem = f"--baseline {baseline_path} is a directory"
+        if problem:
+            return usage(problem)
+    if args.out:
+        problem = unwritable_dir(Path(args.out))
+        if problem:
+            return usage(problem)
+    if args.report:
+        try:
+            report = json.loads(Path(args.report).read_text(encoding="utf-8"))
+        except (OSError, ValueError) as exc:
+            return usage(f"cannot read report {args.report}: {exc}")
+        if not isinstance(report, dict) or not {"seed", "cases", "kinds", "real", "unexpected_count",
+                                                "versions"} <= set(report):
+            return usage(f"{args.report} is not a crosscheck.json report")
+        if baseline is not None and (report["seed"], report["cases"]) != (baseline["seed"], baseline["cases"]):
+            return usage(
+                f"{args.report} was run with seed {report['seed']} and cases {report['cases']}; "
+                f"the baseline with seed {baseline['seed']} and cases {baseline['cases']}: "
+                "their kinds of divergence cannot be compared")
+        elapsed = 0.0
+    else:
+        seed = baseline["seed"] if baseline else 0
+        cases = baseline["cases"] if baseline else {t: GATE_CASES for t in TOOL_IDS}
+        progress = not args.no_progress and sys.stderr.isatty()
+        report, elapsed = run_report(seed, cases, True, args.workers, progress)
+        if args.out:
+            write_reports(report, Path(args.out), elapsed, " ".join(sys.argv))
+    current = baseline_of(report)
+    if args.update:
+        baseline_path.parent.mkdir(parents=True, exist_ok=True)
+        baseline_path.write_text(json.dumps(current, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+        print(f"bleu-compat gate: baseline written to {baseline_path} ({len(current['kinds'])} kinds, "
+              f"{current['unexpected_count']} UNEXPECTED)")
+        return 0
+    assert baseline is not None
+    problems = gate_diff(baseline, current)
+    failing = [p for p in problems if not p.startswith("(")]
+    for u in report.get("unexpected", [])[:5]:
+        if u.get("command"):
+            failing.append(f"  reproducer for {u['implementation']} {u['field']}:\n    "
+                           + u["command"].replace("\n", "\n    "))
+    if failing:
+        print(f"bleu-compat gate: FAIL against {baseline_path}")
+        for line in problems + failing[len([p for p in problems if not p.startswith('(')]):]:
+            print("  " + line)
+        return 1
+    print(f"bleu-compat gate: pass ({len(current['kinds'])} known kinds of divergence, "
+          f"0 UNEXPECTED, {len(current['real_scores'])} real corpora unchanged"
+          + (f", {elapsed:.1f} s" if elapsed else "") + ")")
+    for p in problems:
+        print("  " + p)
+    return 0
