@@ -35,7 +35,7 @@ def test_clean_run_reports_nothing_unexpected() -> None:
     assert report["unexpected_count"] == 0
     assert report["summary"]["bleu-brevity-penalty"]["ours"]["agree"] == 20
     assert ET.fromstring(to_junit(report)).find(".//failure") is None
-    assert "None: every difference is explained" in to_markdown(report)
+    assert "None: every difference is reproduced bit for bit" in to_markdown(report)
 
 
 def test_planted_bug_reported_with_reproducer(monkeypatch: pytest.MonkeyPatch) -> None:
