@@ -17,19 +17,19 @@ from __future__ import annotations
 from typing import Any
 
 from bleu_compat.harness.dialect import CatalogEntry, Model, Reproduction, reproduce
-from bleu_compat.libraries.nltk import entries as _nltk_entries
-from bleu_compat.libraries.nltk import model as _nltk_model
-from bleu_compat.libraries.sacrebleu import entries as _sacrebleu_entries
-from bleu_compat.libraries.sacrebleu import model as _sacrebleu_model
+from bleu_compat.libraries.nltk.entries import ENTRIES as _NLTK_ENTRIES
+from bleu_compat.libraries.nltk.model import evaluate as _nltk_evaluate
+from bleu_compat.libraries.sacrebleu.entries import ENTRIES as _SACREBLEU_ENTRIES
+from bleu_compat.libraries.sacrebleu.model import evaluate as _sacrebleu_evaluate
 
 __all__ = ["CatalogEntry", "ENTRIES", "MODELS", "entry", "entries_for", "classify", "Reproduction"]
 
-ENTRIES: tuple[CatalogEntry, ...] = _sacrebleu_entries.ENTRIES + _nltk_entries.ENTRIES
+ENTRIES: tuple[CatalogEntry, ...] = _SACREBLEU_ENTRIES + _NLTK_ENTRIES
 
 #: library -> its dialect (``evaluate(tool_id, mode, request, on, cache)``)
 MODELS: dict[str, Model] = {
-    "sacrebleu": _sacrebleu_model.evaluate,
-    "nltk": _nltk_model.evaluate,
+    "sacrebleu": _sacrebleu_evaluate,
+    "nltk": _nltk_evaluate,
 }
 
 

@@ -77,3 +77,47 @@ def test_core_modules_alone() -> None:
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.strip() == "[]"
+
+
+#: The judge: the truth, the dialect framework, each library's models and entries, and the
+#: catalog that gathers them. It shares no code with what it judges (SPEC.md section 7): a core
+#: bug must not change how a library's difference is attributed.
+JUDGE = ["harness/truth.py", "harness/dialect.py", "catalog.py",
+         "libraries/sacrebleu/model.py", "libraries/sacrebleu/entries.py",
+         "libraries/nltk/model.py", "libraries/nltk/entries.py"]
+JUDGE_MODULES = {"bleu_compat." + p[:-3].replace("/", ".") for p in JUDGE}
+JUDGE_THIRD_PARTY = {"mpmath"}
+
+
+@pytest.mark.parametrize("path", JUDGE)
+def test_judge_imports_no_core(path: str) -> None:
+    """A judge module imports (anywhere in the file) only the standard library, mpmath and other
+    judge modules: nothing of the core, the tools, the adapters or the CLI."""
+    for name in _imports(PACKAGE / path, top_level_only=False):
+        top = name.split(".")[0]
+        if top == "bleu_compat":
+            assert name in JUDGE_MODULES, f"{path} imports {name}"
+        else:
+            assert top in sys.stdlib_module_names or top == "__future__" or top in JUDGE_THIRD_PARTY, (
+                f"{path} imports {name}")
+
+
+def test_judge_loads_no_core_module() -> None:
+    """Imported without the package façades, the judge modules load no core, tool or adapter module."""
+    code = (
+        "import importlib, importlib.util, sys, types, pathlib\n"
+        "root = pathlib.Path(importlib.util.find_spec('bleu_compat').submodule_search_locations[0])\n"
+        "for name, sub in [('bleu_compat', ''), ('bleu_compat.harness', 'harness'),\n"
+        "                  ('bleu_compat.libraries', 'libraries'),\n"
+        "                  ('bleu_compat.libraries.nltk', 'libraries/nltk'),\n"
+        "                  ('bleu_compat.libraries.sacrebleu', 'libraries/sacrebleu')]:\n"
+        "    pkg = types.ModuleType(name); pkg.__path__ = [str(root / sub)]; sys.modules[name] = pkg\n"
+        f"for m in {sorted(JUDGE_MODULES)!r}: importlib.import_module(m)\n"
+        f"judge = {sorted(JUDGE_MODULES)!r}\n"
+        "print(sorted(m for m in sys.modules if m.startswith('bleu_compat.') and m not in judge\n"
+        "             and m not in ('bleu_compat.harness', 'bleu_compat.libraries',\n"
+        "                           'bleu_compat.libraries.nltk', 'bleu_compat.libraries.sacrebleu')))\n"
+    )
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.strip() == "[]"
