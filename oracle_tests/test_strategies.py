@@ -152,3 +152,25 @@ def test_epsilon_underflow_and_not() -> None:
                 over += eps / t != 0.0
                 tie |= eps == 5e-324 and t == 2
     assert under >= 5 and over >= 5 and tie
+
+
+@pytest.mark.parametrize("name", sorted(TWIN_TRANSFORMS))
+def test_planted_token_normalisation_in_ours_is_caught_by_the_harness(name: str) -> None:
+    """End to end: an `ours` that normalises tokens (strip, lower, NFC) before executing differs
+    from the truth on a default-run case, and the harness files it as a discrepancy of ours."""
+    from bleu_compat.harness.classify import evaluate
+    from bleu_compat.tools import execute
+
+    f = TWIN_TRANSFORMS[name]
+
+    def planted(tool_id: str, request: dict) -> dict:
+        request = {**request,
+                   "hypotheses": [[f(t) for t in h] for h in request["hypotheses"]],
+                   "references": [[[f(t) for t in r] for r in rs] for rs in request["references"]]}
+        return execute(tool_id, request)
+
+    for k, (request, _) in enumerate(_small_corpus_cases()):
+        result = evaluate("bleu-corpus-compute", f"#{k}", request, implementations=("ours",), ours=planted)
+        if any(d.implementation == "ours" and d.field in ("matches", "bleu") for d in result.discrepancies):
+            return
+    pytest.fail(f"no default-run case exposes an ours that compares tokens after {name}")
