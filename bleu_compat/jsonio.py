@@ -97,7 +97,7 @@ def loads_strict(data: bytes | bytearray | memoryview | str) -> dict[str, Any]:
         ToolError: ``invalid_input`` saying what is wrong.
     """
     if isinstance(data, (bytes, bytearray, memoryview)):
-        raw = bytes(data)
+        raw = data if isinstance(data, (bytes, bytearray)) else bytes(data)  # no copy of a body
         if raw.startswith(b"\xef\xbb\xbf"):
             raise ToolError("invalid_input", "request starts with a UTF-8 byte order mark")
         try:

@@ -28,7 +28,6 @@ from importlib import resources
 from typing import Any, Callable, Mapping
 
 import fastjsonschema
-import jsonschema
 
 from .bleu import corpus_bleu, corpus_brevity_penalty, smoothed_bleu
 from .errors import ToolError
@@ -251,9 +250,20 @@ def _check_schema(tool_id: str, request: dict[str, Any]) -> None:
 # bleu_compat.harness.checks computes the same error independently, from
 # every error jsonschema reports.
 
+@dataclass(frozen=True)
+class _SchemaError:
+    """One failing keyword of the card's schema on one value (what the message needs)."""
+
+    validator: str  # the keyword, e.g. "maxItems"
+    validator_value: Any  # its value in the schema
+    instance: Any  # the value that fails it
+    schema: Mapping[str, Any]  # the (sub)schema holding the keyword
+    message: str  # fastjsonschema's words, for a keyword _schema_message does not know
+
+
 def _first_schema_error(
     schema: Mapping[str, Any], instance: Any, hint: list[str]
-) -> tuple[list[Any], jsonschema.ValidationError] | None:
+) -> tuple[list[Any], _SchemaError] | None:
     """(path, error) of the first schema error in document order, or None if valid.
 
     ``hint`` is the path (as strings) of the error fastjsonschema found on the
@@ -265,7 +275,7 @@ def _first_schema_error(
     path: list[Any] = []
     on_hint = True
     while True:
-        error = next(_node_validator(schema).iter_errors(instance), None)
+        error = _node_error(schema, instance)
         if error is not None:
             return path, error
         level = hint[len(path)] if on_hint and len(path) < len(hint) else None
@@ -289,6 +299,29 @@ def _first_schema_error(
         path.append(child)
 
 
+def _node_error(schema: Mapping[str, Any], instance: Any) -> _SchemaError | None:
+    # The first keyword of ``schema``, in the card's order, that fails on the
+    # value itself (not on what it holds: ``items`` and each property's own
+    # schema are left to the descent). Each keyword is checked alone by a
+    # compiled fastjsonschema validator: O(1) or O(keys), and no message is
+    # built from the value (jsonschema's repr of a 5-million-item array cost
+    # 300 MB and seconds).
+    for keyword, value in schema.items():
+        if keyword in ("items", "properties"):
+            continue
+        def make(keyword: str = keyword, value: Any = value) -> Callable[[Any], Any]:
+            alone: dict[str, Any] = {keyword: value}
+            if keyword == "additionalProperties":
+                alone["properties"] = dict.fromkeys(schema.get("properties", {}), True)
+            return fastjsonschema.compile(alone)
+        validate = _compiled(f"keyword:{keyword}", schema, make)
+        try:
+            validate(instance)
+        except fastjsonschema.JsonSchemaValueException as exc:
+            return _SchemaError(keyword, value, instance, schema, exc.message)
+    return None
+
+
 # (kind, id(card subschema)) -> (subschema, validator); the subschema is kept
 # alive with its validator so that its id is never reused.
 _COMPILED: dict[tuple[str, int], tuple[Any, Any]] = {}
@@ -299,18 +332,6 @@ def _compiled(kind: str, key: Any, make: Callable[[], Any]) -> Any:
     if found is None:
         found = _COMPILED[kind, id(key)] = (key, make())
     return found[1]
-
-
-def _node_validator(schema: Mapping[str, Any]) -> jsonschema.Draft202012Validator:
-    # The keywords that judge the value itself, not what it holds: ``items``
-    # dropped, each property's schema replaced by ``true`` (their names stay
-    # for additionalProperties).
-    def make() -> jsonschema.Draft202012Validator:
-        node = {k: v for k, v in schema.items() if k != "items"}
-        if "properties" in node:
-            node["properties"] = dict.fromkeys(node["properties"], True)
-        return jsonschema.Draft202012Validator(node)
-    return _compiled("node", schema, make)
 
 
 def _is_valid(schema: Mapping[str, Any], instance: Any) -> bool:
@@ -342,7 +363,7 @@ def _json_text(value: Any, limit: int = 60) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
-def _schema_message(error: jsonschema.ValidationError, path: list[Any]) -> str:
+def _schema_message(error: _SchemaError, path: list[Any]) -> str:
     """The schema error in JSON's spelling (``true``, ``null``), with the place it is at."""
     where = pointer(path) or "request"
     keyword, expected, value = error.validator, error.validator_value, error.instance
@@ -369,7 +390,7 @@ def _schema_message(error: jsonschema.ValidationError, path: list[Any]) -> str:
     elif keyword == "enum":
         message = f"{_json_text(value)} is not one of {json.dumps(expected)}"
     else:
-        message = error.message
+        message = error.message.replace("data", "value", 1)
     if len(message) > 300:
         message = message[:300] + "…"
     return f"{where}: {message}"
