@@ -47,6 +47,8 @@ def brevity_penalty(candidate_length: int, reference_length: int) -> float:
     Returns:
         0.0 when c = 0 (even if r = 0: the cards' rule, as NLTK); 1.0 when
         c > r; otherwise ``exp(1 - r/c)`` (1.0 when c = r). 0–1 scale.
+        Any size of int is accepted: where ``r/c`` overflows a double the
+        penalty is 0.0, as IEEE-754 gives (``brevity_penalty(1, 10**400)``).
 
     Raises:
         InvalidInputError: a length is negative.
@@ -60,7 +62,37 @@ def brevity_penalty(candidate_length: int, reference_length: int) -> float:
         return 0.0
     if candidate_length > reference_length:
         return 1.0
-    return math.exp(1 - reference_length / candidate_length)
+    return math.exp(1 - _div(reference_length, candidate_length))
+
+
+def _div(a: float, b: float) -> float:
+    """``a / b`` as IEEE-754 doubles divide, for a >= 0 and b > 0, never raising.
+
+    Python raises ``OverflowError`` where a double division overflows (an
+    int quotient beyond the double range, or an int operand too large to
+    convert); IEEE-754, as JavaScript evaluates the cards' formulas, gives
+    +Infinity for the quotient and for such an operand (SPEC.md §2). An
+    int/int quotient within range is correctly rounded, as before.
+    """
+    try:
+        return a / b
+    except OverflowError:
+        if isinstance(a, int) and isinstance(b, int):
+            return math.inf  # the exact quotient exceeds the largest double
+        return _double(a) / _double(b)  # exactly one operand is a huge int
+
+
+def _double(x: float) -> float:
+    try:
+        return float(x)
+    except OverflowError:  # an int beyond the double range rounds to +Infinity
+        return math.inf
+
+
+def _ln(x: float) -> float:
+    """Natural logarithm with IEEE-754 semantics at zero: ``ln(0) = -Infinity``
+    (JavaScript ``Math.log(0)``), for x >= 0; ``math.log`` raises there."""
+    return math.log(x) if x > 0 else -math.inf
 
 
 @dataclass(frozen=True, slots=True)
@@ -106,7 +138,7 @@ def bleu_from_stats(stats: SufficientStats) -> BleuResult:
         return BleuResult(0.0, bp, stats)
     log_sum = 0.0
     for m, t in zip(stats.matches, stats.totals):
-        log_sum += math.log(m / t)
+        log_sum += _ln(_div(m, t))  # a quotient may underflow to 0: ln = -inf, bleu 0
     n_orders = len(stats.matches)
     return BleuResult(bp * math.exp((1 / n_orders) * log_sum), bp, stats)
 
@@ -210,7 +242,9 @@ def smoothed_bleu(
         return SmoothedBleuResult(0.0, bp, orders_used, sm, st)
     log_sum = 0.0
     for k in range(orders_used):
-        log_sum += math.log(sm[k] / st[k])
+        # a quotient may underflow to 0 (method1, epsilon 5e-324, total 2):
+        # ln(0) = -inf, exp(-inf) = 0, so bleu is 0 (SPEC.md §2)
+        log_sum += _ln(_div(sm[k], st[k]))
     return SmoothedBleuResult(bp * math.exp(log_sum / orders_used), bp, orders_used, sm, st)
 
 

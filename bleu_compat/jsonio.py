@@ -9,13 +9,49 @@ from __future__ import annotations
 
 import json
 import math
+import re
 from itertools import chain
 from typing import Any
 
 from .errors import ToolError
 from .rounding import js_number_str
 
-__all__ = ["loads_strict", "check_json_value", "dumps_js", "pointer"]
+__all__ = ["MAX_DEPTH", "MAX_INT_DIGITS", "loads_strict", "check_json_value", "dumps_js", "pointer"]
+
+#: The deepest nesting of arrays and objects accepted (RFC 8259 §9 lets a
+#: parser limit it). The deepest valid request nests 4 (request object,
+#: ``references``, a segment, a reference); 64 leaves room for any schema
+#: error to be reported and stays far below the interpreter's recursion
+#: limit (1000), so no recursive code (the schema validator, ``repr``, the
+#: JSON writer) ever sees deeper input. Deeper input is ``invalid_input``
+#: with path ``""``.
+MAX_DEPTH = 64
+
+#: The most digits an integer may have (RFC 8259 §9 lets a parser limit the
+#: range of numbers). Valid requests need at most 13; 640 is the least value
+#: Python's int/str conversion limit can be set to, so an accepted integer can
+#: always be written back in a message. Longer integers are ``invalid_input``
+#: at their JSON Pointer.
+MAX_INT_DIGITS = 640
+
+_INT_BOUND = 10**MAX_INT_DIGITS  # |n| < _INT_BOUND  <=>  n has at most MAX_INT_DIGITS digits
+_LONG_DIGIT_RUN = re.compile(r"[0-9]{%d}" % (MAX_INT_DIGITS + 1))
+
+
+class _LongInt:
+    """Stands in for an integer literal of more than MAX_INT_DIGITS digits, so that
+    check_json_value reports it at its pointer (never converted: int() of a long
+    digit string is quadratic and limited by the interpreter)."""
+
+    __slots__ = ("digits",)
+
+    def __init__(self, digits: int) -> None:
+        self.digits = digits
+
+
+def _capped_int(text: str) -> int | _LongInt:
+    digits = len(text) - text.startswith("-")
+    return _LongInt(digits) if digits > MAX_INT_DIGITS else int(text)
 
 
 def pointer(parts: Any) -> str:
@@ -48,14 +84,20 @@ def loads_strict(data: bytes | bytearray | memoryview | str) -> dict[str, Any]:
 
     Strict means: UTF-8 only (no byte order mark, no invalid sequences, no
     lone surrogates, escaped or not); no ``NaN``, ``Infinity`` or numbers
-    too large for a double; no duplicate keys; a top-level object.
+    too large for a double; no duplicate keys; a top-level object; nesting
+    at most :data:`MAX_DEPTH` deep; integers of at most
+    :data:`MAX_INT_DIGITS` digits.
+
+    Errors of the text (encoding, syntax, duplicate keys, NaN, a float out
+    of range, nesting too deep) have path ``""``; errors of a value (a lone
+    surrogate, an over-long integer) the JSON Pointer of the first such
+    value in document order (see :func:`check_json_value`).
 
     Raises:
-        ToolError: ``invalid_input`` saying what is wrong (``path`` is ``""``
-            for syntax errors, a pointer for a bad string).
+        ToolError: ``invalid_input`` saying what is wrong.
     """
     if isinstance(data, (bytes, bytearray, memoryview)):
-        raw = bytes(data)
+        raw = data if isinstance(data, (bytes, bytearray)) else bytes(data)  # no copy of a body
         if raw.startswith(b"\xef\xbb\xbf"):
             raise ToolError("invalid_input", "request starts with a UTF-8 byte order mark")
         try:
@@ -70,12 +112,16 @@ def loads_strict(data: bytes | bytearray | memoryview | str) -> dict[str, Any]:
             raise ToolError("invalid_input", "request starts with a byte order mark")
     if not text.strip():
         raise ToolError("invalid_input", "request is empty: expected a JSON object")
+    # An integer literal over MAX_INT_DIGITS digits needs a digit run that
+    # long somewhere in the text; only then is every integer parsed in Python.
+    hooks: dict[str, Any] = {"parse_int": _capped_int} if _LONG_DIGIT_RUN.search(text) else {}
     try:
         value = json.loads(
             text,
             object_pairs_hook=_unique_keys,
             parse_constant=_no_constants,
             parse_float=_finite_float,
+            **hooks,
         )
     except json.JSONDecodeError as exc:
         raise ToolError(
@@ -97,56 +143,102 @@ def loads_strict(data: bytes | bytearray | memoryview | str) -> dict[str, Any]:
 
 
 def check_json_value(value: Any) -> None:
-    """Check that a Python value is plain JSON data.
+    """Check that a Python value is plain JSON data the tools accept.
 
     Accepts dict (str keys), list, str (valid Unicode: no lone surrogates),
-    int, finite float, bool and None, at any depth (iteratively, so deep
-    nesting cannot exhaust the stack).
+    int of at most :data:`MAX_INT_DIGITS` digits, finite float, bool and
+    None, nested at most :data:`MAX_DEPTH` arrays and objects deep (the
+    request object is depth 1). The walk is iterative, so neither depth nor a
+    cycle can exhaust the stack, and it visits values in document order (a
+    value before what it holds, object members in their order, array items
+    by index).
 
     Raises:
-        ToolError: ``invalid_input`` with the JSON Pointer of the first bad value.
+        ToolError: ``invalid_input``: nesting too deep (path ``""``; checked
+            over the whole value first), else the JSON Pointer of the first bad
+            value in document order (a bad object key is the object's own
+            error, reported at the object).
     """
     # A path is a linked list (parent, part), flattened only for an error, so
     # deep nesting costs O(depth) rather than O(depth**2) (tuples copied per level).
-    stack: list[tuple[Any, Any]] = [(value, ())]
+    # A stack entry (list, path, depth, start > 0) resumes a list after the
+    # subtree of its item start - 1: scalars in a list are checked in place,
+    # in order, and only containers are pushed.
+    first_bad: tuple[str, Any] | None = None
+    stack: list[tuple[Any, Any, int, int]] = [(value, (), 1, 0)]
     while stack:
-        item, path = stack.pop()
-        if isinstance(item, str):
-            if not item.isascii():
-                try:
-                    item.encode("utf-8")
-                except UnicodeEncodeError:
-                    raise ToolError(
-                        "invalid_input", "string holds a lone surrogate (not valid Unicode)",
-                        pointer(_parts(path)),
-                    ) from None
-        elif isinstance(item, dict):
-            for key, sub in item.items():
-                if not isinstance(key, str):
-                    raise ToolError(
-                        "invalid_input", f"object key {key!r} is not a string", pointer(_parts(path))
-                    )
-                try:
-                    key.encode("utf-8")
-                except UnicodeEncodeError:
-                    raise ToolError(
-                        "invalid_input", "object key holds a lone surrogate", pointer(_parts(path))
-                    ) from None
-                stack.append((sub, (path, key)))
+        item, path, depth, start = stack.pop()
+        if isinstance(item, dict):
+            if depth > MAX_DEPTH:
+                raise _too_deep()
+            if first_bad is None:
+                for key in item:
+                    if not isinstance(key, str):
+                        first_bad = (f"object key {key!r} is not a string", path)
+                        break
+                    if not key.isascii() and not _encodes(key):
+                        first_bad = ("object key holds a lone surrogate", path)
+                        break
+            stack.extend([(sub, (path, key), depth + 1, 0) for key, sub in item.items()][::-1])
         elif isinstance(item, list):
-            if item and _valid_str_list(item):
-                continue  # a token list: checked in C, same verdict as item by item
-            stack.extend((sub, (path, i)) for i, sub in enumerate(item))
-        elif isinstance(item, float):
-            if not math.isfinite(item):
-                raise ToolError("invalid_input", f"{item!r} is not valid JSON", pointer(_parts(path)))
-        elif item is None or isinstance(item, (bool, int)):
-            pass
-        else:
-            raise ToolError(
-                "invalid_input",
-                f"{type(item).__name__} is not a JSON value", pointer(_parts(path)),
-            )
+            if start == 0:
+                if depth > MAX_DEPTH:
+                    raise _too_deep()
+                levels = _valid_str_list(item) if item else 0
+                if levels and depth + levels - 1 <= MAX_DEPTH:
+                    continue  # a token list: checked in C, same verdict as item by item
+            for i in range(start, len(item)):
+                sub = item[i]
+                if isinstance(sub, (list, dict)):
+                    if i + 1 < len(item):
+                        stack.append((item, path, depth, i + 1))
+                    stack.append((sub, (path, i), depth + 1, 0))
+                    break
+                if first_bad is None:
+                    problem = _scalar_problem(sub)
+                    if problem is not None:
+                        first_bad = (problem, (path, i))
+        elif first_bad is None:
+            problem = _scalar_problem(item)
+            if problem is not None:
+                first_bad = (problem, path)
+    if first_bad is not None:
+        raise ToolError("invalid_input", first_bad[0], pointer(_parts(first_bad[1])))
+
+
+def _scalar_problem(item: Any) -> str | None:
+    # What is wrong with a value that is not a list or dict, or None.
+    if isinstance(item, str):
+        if item.isascii() or _encodes(item):
+            return None
+        return "string holds a lone surrogate (not valid Unicode)"
+    if item is None or isinstance(item, bool):
+        return None
+    if isinstance(item, int):
+        if -_INT_BOUND < item < _INT_BOUND:
+            return None
+        return f"integer of more than {MAX_INT_DIGITS} digits; valid requests need at most 13"
+    if isinstance(item, float):
+        return None if math.isfinite(item) else f"{item!r} is not valid JSON"
+    if isinstance(item, _LongInt):
+        return (f"integer literal of {item.digits} digits; at most {MAX_INT_DIGITS} allowed "
+                "(valid requests need at most 13)")
+    return f"{type(item).__name__} is not a JSON value"
+
+
+def _encodes(text: str) -> bool:
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
+def _too_deep() -> ToolError:
+    return ToolError(
+        "invalid_input",
+        f"arrays and objects nested more than {MAX_DEPTH} deep; valid requests nest at most 4",
+    )
 
 
 def _parts(path: Any) -> list[Any]:
@@ -157,41 +249,36 @@ def _parts(path: Any) -> list[Any]:
     return parts[::-1]
 
 
-def _valid_str_list(items: list[Any]) -> bool:
-    # True iff ``items`` is a list of (lists of, up to 3 levels) str without a
-    # lone surrogate, or of ints and finite floats: token lists, count and
-    # length arrays, checked in C (exact types only; anything else goes the
-    # slow way). Joining never pairs two
-    # lone surrogates into a valid character (Python strings are code points),
-    # so the joined text encodes iff every item does. False sends the caller to
-    # its item-by-item walk, which finds the first bad item's pointer; the
-    # depth bound keeps that fallback linear on deep nesting.
+def _valid_str_list(items: list[Any]) -> int:
+    # The number of list levels (1-3) if ``items`` is a list of (lists of, up
+    # to 3 levels) str without a lone surrogate, or of ints (of at most
+    # MAX_INT_DIGITS digits) and finite floats: token lists, count and length
+    # arrays, checked in C (exact types only; anything else goes the slow
+    # way). Joining never pairs two lone surrogates into a valid character
+    # (Python strings are code points), so the joined text encodes iff every
+    # item does. 0 sends the caller to its item-by-item walk, which finds the
+    # first bad item's pointer; the depth bound keeps that fallback linear on
+    # deep nesting.
     level: list[Any] = items
-    for _ in range(3):
+    for levels in range(1, 4):
         kinds = set(map(type, level))
         if kinds == {list}:
             level = list(chain.from_iterable(level))
             if not level:
-                return True
+                return levels + 1
             continue
         if kinds == {int}:  # exact int: bool (a subclass) goes the slow way
-            return True
+            return levels if -_INT_BOUND < min(level) and max(level) < _INT_BOUND else 0
         if kinds == {float} or kinds == {int, float}:
             try:
-                return all(map(math.isfinite, level))
+                return levels if all(map(math.isfinite, level)) else 0
             except OverflowError:  # an int too large for a double: let the walk decide
-                return False
+                return 0
         if kinds != {str}:
-            return False
+            return 0
         joined = "".join(level)
-        if joined.isascii():
-            return True
-        try:
-            joined.encode("utf-8")
-        except UnicodeEncodeError:
-            return False
-        return True
-    return False
+        return levels if joined.isascii() or _encodes(joined) else 0
+    return 0
 
 
 def _json_type(value: Any) -> str:

@@ -17,6 +17,10 @@ __all__ = ["to_fixed", "to_fixed_str", "js_number_str"]
 
 _CONTEXT = decimal.Context(prec=2000, rounding=decimal.ROUND_HALF_UP)
 
+#: ints below this magnitude (at most 640 digits, the least value Python's
+#: int-to-str digit limit can be set to) are written with str().
+_STR_SAFE = 10**640
+
 
 def to_fixed_str(x: float, decimals: int) -> str:
     """``x.toFixed(decimals)`` as JavaScript writes it, e.g. ``"0.63"``.
@@ -65,7 +69,11 @@ def js_number_str(x: float | int) -> str:
     if isinstance(x, bool):
         raise ValueError("a bool is not a number")
     if isinstance(x, int):
-        return str(x)
+        if -_STR_SAFE < x < _STR_SAFE:
+            return str(x)
+        # str() refuses ints over sys.get_int_max_str_digits() digits (4300 by
+        # default, 640 at least); Decimal converts any int exactly.
+        return f"{decimal.Decimal(x):f}"
     if not math.isfinite(x):
         raise ValueError(f"{x!r} cannot be written as JSON")
     if x == 0:

@@ -51,15 +51,21 @@ not block the event loop.
 
 from __future__ import annotations
 
+import collections
 import functools
+import http
 import logging
+import sys
+from dataclasses import dataclass
 from typing import Any, Mapping
+
+import anyio
 
 from starlette.applications import Starlette
 from starlette.concurrency import run_in_threadpool
 from starlette.exceptions import HTTPException
 from starlette.middleware import Middleware
-from starlette.requests import ClientDisconnect, Request
+from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Route
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
@@ -71,10 +77,12 @@ from .jsonio import dumps_js
 __all__ = [
     "ERROR_CODES",
     "STATUS_BY_TOOL_ERROR",
+    "ServerLimits",
     "JSResponse",
     "create_app",
     "error_body",
     "openapi_document",
+    "uvicorn_config",
 ]
 
 logger = logging.getLogger("bleu_compat.server")
@@ -102,8 +110,64 @@ ERROR_CODES = (
     "not_found",
     "method_not_allowed",
     "unsupported_media_type",
+    "bad_request",
+    "request_timeout",
+    "service_unavailable",
     "internal_error",
 )
+
+
+@dataclass(frozen=True)
+class ServerLimits:
+    """Timeouts and caps of the server (issue 11). Seconds and bytes.
+
+    Attributes:
+        header_timeout: the request line and headers must be complete this
+            long after the connection opens or the previous response ends
+            (an absolute deadline: trickling bytes does not extend it); else
+            408 ``request_timeout`` if a partial head arrived, or a silent
+            close of an idle connection.
+        keep_alive_timeout: an idle keep-alive connection is closed after
+            this long (uvicorn's ``timeout_keep_alive``). Clients should expire
+            idle connections sooner (oracle_tests/_server.py explains why).
+        body_idle_timeout: the longest wait for the next piece of a body.
+        body_timeout: the whole body must arrive within this long after the
+            server starts reading it; either body timeout gives 408
+            ``request_timeout`` and closes the connection.
+        max_connections: open connections beyond this many get 503
+            ``service_unavailable`` to their first request, then are closed.
+        body_budget: the bytes of request bodies being read, parsed and
+            computed at once (each request reserves its ``Content-Length``, a
+            chunked one the whole :data:`~bleu_compat.tools.MAX_REQUEST_BYTES`);
+            requests beyond it wait, unread (uvicorn then stops reading their
+            sockets), in arrival order. This bounds the server's memory
+            whatever the number of connections. The default, 24 MiB, runs one
+            maximum-size (16 MiB) body at a time beside up to 8 MiB of smaller
+            ones (oracle_tests/test_server_resources.py measures the peak).
+        admission_timeout: the longest wait for the body budget before 503
+            ``service_unavailable``.
+    """
+
+    header_timeout: float = 10.0
+    keep_alive_timeout: float = 5.0
+    body_idle_timeout: float = 10.0
+    body_timeout: float = 60.0
+    max_connections: int = 256
+    body_budget: int = 24 * 1024 * 1024
+    admission_timeout: float = 30.0
+
+    def __post_init__(self) -> None:
+        for name in ("header_timeout", "keep_alive_timeout", "body_idle_timeout",
+                     "body_timeout", "admission_timeout"):
+            if not getattr(self, name) > 0:
+                raise ValueError(f"{name}={getattr(self, name)!r} must be > 0 seconds")
+        if self.max_connections < 1:
+            raise ValueError(f"max_connections={self.max_connections!r} must be >= 1")
+        if self.body_budget < tools.MAX_REQUEST_BYTES:
+            raise ValueError(
+                f"body_budget={self.body_budget!r} must be >= MAX_REQUEST_BYTES="
+                f"{tools.MAX_REQUEST_BYTES}, or a request of the largest size could never run"
+            )
 
 #: The status of an unexpected exception. Not 500 by design (issue 7): the
 #: body's code ``internal_error`` says it is the server's fault.
@@ -198,25 +262,83 @@ def _too_large(what: str) -> _HttpError:
     )
 
 
-async def _read_body(request: Request) -> bytes:
-    """The body, at most ``MAX_REQUEST_BYTES``; refused unread when it is larger."""
+class _ByteBudget:
+    """A weighted, first-come first-served semaphore of body bytes (one event loop).
+
+    ``reserve(n)`` waits until ``n`` bytes fit in the capacity and no earlier
+    request is waiting, so a large request is not starved by small ones.
+    """
+
+    def __init__(self, capacity: int) -> None:
+        self.capacity = capacity
+        self.used = 0
+        self._waiters: collections.deque[list[Any]] = collections.deque()  # [n, event, granted]
+
+    async def acquire(self, n: int, timeout: float) -> None:
+        """Reserve ``n`` bytes; raises TimeoutError after ``timeout`` seconds."""
+        if not self._waiters and self.used + n <= self.capacity:
+            self.used += n
+            return
+        entry: list[Any] = [n, anyio.Event(), False]
+        self._waiters.append(entry)
+        try:
+            with anyio.fail_after(timeout):
+                await entry[1].wait()
+        except BaseException:
+            if entry[2]:  # granted as the wait ended: give it back
+                self.release(n)
+            else:
+                self._waiters.remove(entry)
+                self._grant()  # a smaller request behind this one may fit now
+            raise
+
+    def release(self, n: int) -> None:
+        """Give back ``n`` reserved bytes and wake the waiters that now fit."""
+        self.used -= n
+        self._grant()
+
+    def _grant(self) -> None:
+        while self._waiters and self.used + self._waiters[0][0] <= self.capacity:
+            entry = self._waiters.popleft()
+            self.used += entry[0]
+            entry[2] = True
+            entry[1].set()
+
+
+async def _read_body(request: Request, limits: ServerLimits) -> bytearray:
+    """The body, at most ``MAX_REQUEST_BYTES``; refused unread when it is larger.
+
+    Raises:
+        _HttpError: 413 (too large), 408 (a body timeout), 400 (the client hung up).
+    """
     cap = tools.MAX_REQUEST_BYTES
-    declared = request.headers.get("content-length")
-    if declared is not None and declared.strip().isdigit() and int(declared) > cap:
-        raise _too_large(f"of {int(declared)} bytes (Content-Length)")
-    chunks: list[bytes] = []
-    size = 0
-    try:
-        async for chunk in request.stream():
-            size += len(chunk)
-            if size > cap:  # a chunked (or lying) body: stop reading now
-                raise _too_large("read so far")
-            chunks.append(chunk)
-    except ClientDisconnect:
-        raise _HttpError(
-            400, "invalid_input", "the client disconnected before the request body was complete"
-        ) from None
-    return b"".join(chunks)
+    body = bytearray()  # one growing buffer: no second copy of the body on joining
+    deadline = anyio.current_time() + limits.body_timeout
+    while True:
+        wait = min(limits.body_idle_timeout, deadline - anyio.current_time())
+        try:
+            if wait <= 0:
+                raise TimeoutError
+            with anyio.fail_after(wait):
+                message = await request.receive()
+        except TimeoutError:
+            raise _HttpError(
+                408, "request_timeout",
+                f"the request body did not arrive in time (at most {limits.body_idle_timeout:g} s "
+                f"between pieces and {limits.body_timeout:g} s in all); {len(body)} bytes were read",
+                headers={"connection": "close"},
+            ) from None
+        if message["type"] == "http.disconnect":
+            raise _HttpError(
+                400, "invalid_input",
+                "the client disconnected before the request body was complete",
+            )
+        chunk = message.get("body", b"")
+        if len(body) + len(chunk) > cap:  # a chunked (or lying) body: stop reading now
+            raise _too_large("read so far")
+        body += chunk
+        if not message.get("more_body", False):
+            return body
 
 
 # --- endpoints ---------------------------------------------------------------------
@@ -243,12 +365,45 @@ async def _execute(request: Request) -> Response:
     _find_card(tool_id, request.path_params["version"])
     _check_content_encoding(request.headers)
     _check_content_type(request.headers.get("content-type"))
-    body = await _read_body(request)
+    cap = tools.MAX_REQUEST_BYTES
+    declared = request.headers.get("content-length")  # h11 has checked it is one integer
+    if declared is not None and declared.strip().isdigit() and int(declared) > cap:
+        raise _too_large(f"of {int(declared)} bytes (Content-Length)")
+    limits: ServerLimits = request.app.state.limits
+    budget: _ByteBudget = request.app.state.body_budget
+    # what reading, parsing and computing this request may hold in memory
+    reserve = int(declared) if declared is not None and declared.strip().isdigit() else cap
     try:
-        result = await run_in_threadpool(tools.execute, tool_id, body)
-    except ToolError as exc:
-        return _error_response(STATUS_BY_TOOL_ERROR[exc.code], exc.code, exc.message, exc.path)
+        await budget.acquire(reserve, limits.admission_timeout)
+    except TimeoutError:
+        raise _HttpError(
+            503, "service_unavailable",
+            f"the server is busy with other large requests; waited {limits.admission_timeout:g} s. "
+            "Retry later", headers={"retry-after": "5"},
+        ) from None
+    try:
+        body = await _read_body(request, limits)
+        result, refusal = await run_in_threadpool(_run_tool, tool_id, body)
+        del body
+    finally:
+        budget.release(reserve)
+    if refusal is not None:
+        return _error_response(
+            STATUS_BY_TOOL_ERROR[refusal.code], refusal.code, refusal.message, refusal.path
+        )
     return JSResponse(result)
+
+
+def _run_tool(tool_id: str, body: bytearray) -> tuple[dict[str, Any] | None, ToolError | None]:
+    # In the worker thread. A refusal comes back as a value, its traceback
+    # dropped: the traceback's frames hold the parsed request (hundreds of MB
+    # for a 16 MiB body) and must not outlive this call, or the next body the
+    # budget admits would find that memory still taken.
+    try:
+        return tools.execute(tool_id, body), None
+    except ToolError as exc:
+        exc.__traceback__ = None
+        return None, exc
 
 
 async def _list_tools(request: Request) -> Response:
@@ -494,12 +649,18 @@ def openapi_document() -> dict[str, Any]:
 
 # --- the application ------------------------------------------------------------------
 
-def create_app() -> Starlette:
-    """The ASGI application (Starlette). Serve it with uvicorn (``bleu-compat serve``).
+def create_app(limits: ServerLimits | None = None) -> Starlette:
+    """The ASGI application (Starlette). Serve it with :func:`uvicorn_config`
+    (``bleu-compat serve``), which adds the HTTP-level limits and JSON errors.
+
+    Args:
+        limits: timeouts and caps (the body budget and the body timeouts are
+            enforced here; the others by the protocol of :func:`uvicorn_config`).
 
     The cards and the OpenAPI document are loaded here, so a broken card
     fails at start-up rather than on the first request.
     """
+    limits = limits or ServerLimits()
     tools.cards()
     openapi_document()
     routes = [
@@ -518,4 +679,136 @@ def create_app() -> Starlette:
         },
     )
     app.router.redirect_slashes = False
+    app.state.limits = limits
+    app.state.body_budget = _ByteBudget(limits.body_budget)
     return app
+
+
+# --- the HTTP protocol ------------------------------------------------------------------
+
+def _raw_json_response(status: int, code: str, message: str, headers: Mapping[str, str]) -> bytes:
+    # Written straight to the socket: these answers are sent where h11's state
+    # machine has no request to answer (a malformed or incomplete head).
+    body = dumps_js(error_body(code, message)).encode("utf-8")
+    lines = [f"HTTP/1.1 {status} {http.HTTPStatus(status).phrase}",
+             "content-type: application/json", f"content-length: {len(body)}",
+             "connection: close", *(f"{k}: {v}" for k, v in headers.items())]
+    return ("\r\n".join(lines) + "\r\n\r\n").encode("ascii") + body
+
+
+#: After an error answered at the protocol level the server stops reading
+#: requests but drains what the client still sends for this long before it
+#: closes, so that the client reads the answer rather than a connection reset.
+LINGER_SECONDS = 2.0
+
+
+def _protocol_class(limits: ServerLimits) -> type:
+    """uvicorn's h11 protocol with JSON errors, a request-head timeout and a connection cap.
+
+    Where uvicorn answers before the application is reached (a request h11
+    cannot parse: no ``Host``, a bad or doubled ``Content-Length``, a bad
+    chunk size, a request line or headers over 16 KiB...), its answer is
+    plain text; here it is ``{"error": {"code": "bad_request", ...}}`` with
+    h11's reason and status (400, or 431 for an over-long head).
+    """
+    import h11
+    from uvicorn.protocols.http.h11_impl import H11Protocol
+
+    class JSONErrorH11Protocol(H11Protocol):
+        def connection_made(self, transport: Any) -> None:  # type: ignore[override]
+            self._head_timer: Any = None
+            self._head_started = False
+            self._lingering = False
+            super().connection_made(transport)
+            if len(self.connections) > limits.max_connections:
+                self.app = _over_capacity  # every request on this connection gets 503
+            self._arm_head_timer()
+
+        def connection_lost(self, exc: Exception | None) -> None:
+            self._cancel_head_timer()
+            super().connection_lost(exc)
+
+        def data_received(self, data: bytes) -> None:
+            if self._lingering:
+                return  # the answer is sent: drain, do not parse
+            if self.conn.their_state is h11.IDLE:
+                self._head_started = True
+            super().data_received(data)
+            if self.conn.their_state is not h11.IDLE:
+                self._cancel_head_timer()  # a request head arrived (or h11 refused it)
+
+        def on_response_complete(self) -> None:
+            super().on_response_complete()
+            if not self.transport.is_closing() and self.conn.their_state is h11.IDLE:
+                self._head_started = bool(self.conn.trailing_data[0])
+                self._arm_head_timer()
+
+        def send_400_response(self, msg: str) -> None:
+            # Called by uvicorn inside its ``except h11.RemoteProtocolError``.
+            exc = sys.exc_info()[1]
+            status = getattr(exc, "error_status_hint", 400)
+            reason = str(exc)[:200] if exc is not None and str(exc) else msg
+            if status == 431:  # h11's max_incomplete_event_size (uvicorn: 16 KiB)
+                reason = "the request line and headers exceed 16 KiB"
+            self._reject(status if 400 <= status < 500 else 400, "bad_request",
+                         f"malformed HTTP request: {reason}")
+
+        def _reject(self, status: int, code: str, message: str,
+                    headers: Mapping[str, str] | None = None) -> None:
+            self._cancel_head_timer()
+            if self.transport.is_closing() or self._lingering:
+                return
+            if self.cycle is None or not self.cycle.response_started:
+                self.transport.write(_raw_json_response(status, code, message, headers or {}))
+            self._lingering = True
+            self.flow.resume_reading()
+            if self.transport.can_write_eof():
+                self.transport.write_eof()
+            self.loop.call_later(LINGER_SECONDS, self.transport.close)
+
+        def _arm_head_timer(self) -> None:
+            self._cancel_head_timer()
+            self._head_timer = self.loop.call_later(limits.header_timeout, self._head_timeout)
+
+        def _cancel_head_timer(self) -> None:
+            if self._head_timer is not None:
+                self._head_timer.cancel()
+                self._head_timer = None
+
+        def _head_timeout(self) -> None:
+            self._head_timer = None
+            if self.transport.is_closing() or self.conn.their_state is not h11.IDLE:
+                return
+            if self._head_started or self.conn.trailing_data[0]:
+                self._reject(408, "request_timeout",
+                             f"the request line and headers were not complete within "
+                             f"{limits.header_timeout:g} s")
+            else:  # an idle connection that never sent a byte of this request
+                self.transport.close()
+
+    return JSONErrorH11Protocol
+
+
+async def _over_capacity(scope: Scope, receive: Receive, send: Send) -> None:
+    response = _error_response(
+        503, "service_unavailable",
+        "the server has too many open connections; retry later",
+        headers={"connection": "close", "retry-after": "1"},
+    )
+    await response(scope, receive, send)
+
+
+def uvicorn_config(
+    app: Any, *, host: str = "127.0.0.1", port: int = 8000, log_level: str = "info",
+    access_log: bool = True, limits: ServerLimits | None = None,
+) -> Any:
+    """A ``uvicorn.Config`` serving ``app`` with :class:`ServerLimits` and JSON errors
+    at the protocol level (h11; no WebSocket)."""
+    import uvicorn
+
+    limits = limits or ServerLimits()
+    return uvicorn.Config(
+        app, host=host, port=port, log_level=log_level, access_log=access_log,
+        server_header=False, http=_protocol_class(limits), ws="none",
+        timeout_keep_alive=limits.keep_alive_timeout, limit_concurrency=None,
+    )

@@ -28,7 +28,6 @@ from importlib import resources
 from typing import Any, Callable, Mapping
 
 import fastjsonschema
-import jsonschema
 
 from .bleu import corpus_bleu, corpus_brevity_penalty, smoothed_bleu
 from .errors import ToolError
@@ -218,16 +217,9 @@ def _fast_validator(tool_id: str) -> Callable[[Any], Any]:
     # fastjsonschema compiles the schema to Python (about 5 ms on a limit-size
     # request where jsonschema takes about 0.6 s). The cards use only keywords
     # whose meaning is the same in draft 7 and draft 2020-12
-    # (oracle_tests/test_tools.py checks), and any request it rejects is
-    # re-validated by jsonschema's Draft202012Validator for the message.
+    # (oracle_tests/test_tools.py checks); the error reported for a request it
+    # rejects is found by _first_schema_error.
     return fastjsonschema.compile(dict(card(tool_id).input_schema))
-
-
-@functools.cache
-def _full_validator(tool_id: str) -> jsonschema.Draft202012Validator:
-    schema = card(tool_id).input_schema
-    jsonschema.Draft202012Validator.check_schema(schema)
-    return jsonschema.Draft202012Validator(schema)
 
 
 def _check_schema(tool_id: str, request: dict[str, Any]) -> None:
@@ -239,10 +231,130 @@ def _check_schema(tool_id: str, request: dict[str, Any]) -> None:
             "invalid_input", fast_error.message.replace("data", "request", 1),
             pointer(fast_error.path[1:] if fast_error.path else []),
         )
-    error = jsonschema.exceptions.best_match(_full_validator(tool_id).iter_errors(request))
-    if error is None:  # the validators disagree: trust neither, refuse
+        hint = [str(part) for part in fast_error.path[1:]] if fast_error.path else []
+    found = _first_schema_error(card(tool_id).input_schema, request, hint)
+    if found is None:  # the validators disagree: trust neither, refuse
         raise fallback
-    raise ToolError("invalid_input", _schema_message(error), pointer(error.absolute_path))
+    path, error = found
+    raise ToolError("invalid_input", _schema_message(error, path), pointer(path))
+
+
+# Which schema error is reported. A request can break the schema in many
+# places; the one reported is the FIRST IN DOCUMENT ORDER: the request read
+# from the top, a value's own errors before anything inside it, object
+# members in the order the request writes them, array items by index; of
+# several keywords failing on one value, the first in the card's schema
+# order (jsonschema's own iteration order). Finding it costs about one fast
+# validation per level of the schema (at most 5), never a walk over every
+# error: a rejected request costs what an accepted one does (issue 11).
+# bleu_compat.harness.checks computes the same error independently, from
+# every error jsonschema reports.
+
+@dataclass(frozen=True)
+class _SchemaError:
+    """One failing keyword of the card's schema on one value (what the message needs)."""
+
+    validator: str  # the keyword, e.g. "maxItems"
+    validator_value: Any  # its value in the schema
+    instance: Any  # the value that fails it
+    schema: Mapping[str, Any]  # the (sub)schema holding the keyword
+    message: str  # fastjsonschema's words, for a keyword _schema_message does not know
+
+
+def _first_schema_error(
+    schema: Mapping[str, Any], instance: Any, hint: list[str]
+) -> tuple[list[Any], _SchemaError] | None:
+    """(path, error) of the first schema error in document order, or None if valid.
+
+    ``hint`` is the path (as strings) of the error fastjsonschema found on the
+    whole request. fastjsonschema checks array items by index and stops at
+    the first bad one, so along that path an array's first invalid item is
+    the hinted one; an object's members are checked in document order up to
+    the hinted member (fastjsonschema visits them in schema order).
+    """
+    path: list[Any] = []
+    on_hint = True
+    while True:
+        error = _node_error(schema, instance)
+        if error is not None:
+            return path, error
+        level = hint[len(path)] if on_hint and len(path) < len(hint) else None
+        child: Any = None
+        if isinstance(instance, dict) and "properties" in schema:
+            properties = schema["properties"]
+            for key, value in instance.items():
+                if key in properties and (key == level or not _is_valid(properties[key], value)):
+                    child = key
+                    break
+        elif isinstance(instance, list) and "items" in schema:
+            if level is not None and level.isdigit() and int(level) < len(instance):
+                child = int(level)
+            else:
+                child = _first_invalid_item(schema["items"], instance)
+        if child is None:
+            return None
+        on_hint = on_hint and str(child) == level
+        schema = schema["properties"][child] if isinstance(child, str) else schema["items"]
+        instance = instance[child]
+        path.append(child)
+
+
+def _node_error(schema: Mapping[str, Any], instance: Any) -> _SchemaError | None:
+    # The first keyword of ``schema``, in the card's order, that fails on the
+    # value itself (not on what it holds: ``items`` and each property's own
+    # schema are left to the descent). Each keyword is checked alone by a
+    # compiled fastjsonschema validator: O(1) or O(keys), and no message is
+    # built from the value (jsonschema's repr of a 5-million-item array cost
+    # 300 MB and seconds).
+    for keyword, value in schema.items():
+        if keyword in ("items", "properties"):
+            continue
+        def make(keyword: str = keyword, value: Any = value) -> Callable[[Any], Any]:
+            alone: dict[str, Any] = {keyword: value}
+            if keyword == "additionalProperties":
+                alone["properties"] = dict.fromkeys(schema.get("properties", {}), True)
+            return fastjsonschema.compile(alone)
+        validate = _compiled(f"keyword:{keyword}", schema, make)
+        try:
+            validate(instance)
+        except fastjsonschema.JsonSchemaValueException as exc:
+            return _SchemaError(keyword, value, instance, schema, exc.message)
+    return None
+
+
+# (kind, id(card subschema)) -> (subschema, validator); the subschema is kept
+# alive with its validator so that its id is never reused.
+_COMPILED: dict[tuple[str, int], tuple[Any, Any]] = {}
+
+
+def _compiled(kind: str, key: Any, make: Callable[[], Any]) -> Any:
+    found = _COMPILED.get((kind, id(key)))
+    if found is None:
+        found = _COMPILED[kind, id(key)] = (key, make())
+    return found[1]
+
+
+def _is_valid(schema: Mapping[str, Any], instance: Any) -> bool:
+    validate = _compiled("fast", schema, lambda: fastjsonschema.compile(dict(schema)))
+    try:
+        validate(instance)
+    except fastjsonschema.JsonSchemaValueException:
+        return False
+    return True
+
+
+def _first_invalid_item(items: Mapping[str, Any], array: list[Any]) -> int | None:
+    # fastjsonschema checks array items by index and stops at the first bad one.
+    validate = _compiled(
+        "items", items, lambda: fastjsonschema.compile({"type": "array", "items": dict(items)})
+    )
+    try:
+        validate(array)
+    except fastjsonschema.JsonSchemaValueException as exc:
+        if len(exc.path) >= 2 and str(exc.path[1]).isdigit():
+            return int(exc.path[1])
+        return next((i for i, item in enumerate(array) if not _is_valid(items, item)), None)
+    return None
 
 
 def _json_text(value: Any, limit: int = 60) -> str:
@@ -251,9 +363,9 @@ def _json_text(value: Any, limit: int = 60) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
-def _schema_message(error: jsonschema.ValidationError) -> str:
+def _schema_message(error: _SchemaError, path: list[Any]) -> str:
     """The schema error in JSON's spelling (``true``, ``null``), with the place it is at."""
-    where = pointer(error.absolute_path) or "request"
+    where = pointer(path) or "request"
     keyword, expected, value = error.validator, error.validator_value, error.instance
     if keyword == "type":
         message = f"{_json_text(value)} is not of type {json.dumps(expected)}"
@@ -278,7 +390,7 @@ def _schema_message(error: jsonschema.ValidationError) -> str:
     elif keyword == "enum":
         message = f"{_json_text(value)} is not one of {json.dumps(expected)}"
     else:
-        message = error.message
+        message = error.message.replace("data", "value", 1)
     if len(message) > 300:
         message = message[:300] + "…"
     return f"{where}: {message}"

@@ -32,6 +32,15 @@ CARDS_DIR = REPO / "bleu_compat" / "cards"
 STARTUP_TIMEOUT = 30.0
 STOP_TIMEOUT = 15.0
 
+#: How long a test client keeps an idle connection for reuse. It must be well
+#: below the server's keep-alive timeout (5 s, ``bleu_compat.server``), or the
+#: client may send a request on a connection at the very moment the server
+#: closes it for idleness (the server's close crosses the request: RST, httpx
+#: ``ReadError``, and a POST is not retried). httpx's default expiry is 5 s,
+#: equal to the server's: that race made test_server_load fail about one run in
+#: three on a loaded 2-core machine (issue 11).
+CLIENT_KEEPALIVE_EXPIRY = 1.0
+
 
 def load_cards() -> list[dict[str, Any]]:
     """The cards as JSON files (the contract's copies shipped as package data)."""
@@ -67,8 +76,10 @@ def _stop(proc: subprocess.Popen[bytes]) -> None:
 
 
 @contextlib.contextmanager
-def running_server(attempts: int = 3) -> Iterator[str]:
+def running_server(attempts: int = 3, extra_args: tuple[str, ...] = ()) -> Iterator[str]:
     """Start the server, yield ``http://127.0.0.1:<port>``, stop it afterwards.
+
+    ``extra_args`` are passed to ``bleu-compat serve`` (e.g. shorter timeouts).
 
     Raises:
         RuntimeError: the server did not answer ``/healthz`` in time (the
@@ -81,7 +92,7 @@ def running_server(attempts: int = 3) -> Iterator[str]:
         with tempfile.TemporaryFile() as log:
             proc = subprocess.Popen(
                 [sys.executable, "-m", "bleu_compat", "serve", "--host", "127.0.0.1",
-                 "--port", str(port), "--log-level", "warning"],
+                 "--port", str(port), "--log-level", "warning", *extra_args],
                 cwd=REPO, stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT,
                 env={**os.environ, "PYTHONUNBUFFERED": "1"},
                 preexec_fn=_die_with_parent if sys.platform.startswith("linux") else None,

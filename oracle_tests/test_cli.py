@@ -102,14 +102,22 @@ class TestRun:
         assert body["error"]["code"] == code
 
     def test_unknown_tool(self, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
-        """An unknown tool is a one-line message on stderr listing the tools, exit 2."""
+        """An unknown tool is a JSON error on stdout (not_found) listing the tools, exit 2 (issue 11)."""
         status, out, err = run_main(monkeypatch, capsys, ["run", "bleu-sentence"], b"{}")
-        assert status == 2 and out == "" and "bleu-corpus-compute" in err
+        assert status == 2 and err == ""
+        body = json.loads(out)
+        assert body["error"]["code"] == "not_found" and "bleu-corpus-compute" in body["error"]["message"]
 
-    def test_missing_file(self, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-        """A FILE that cannot be read: message on stderr, exit 2."""
-        assert main(["run", "bleu-corpus-compute", str(tmp_path / "nope.json")]) == 2
-        assert "cannot read" in capsys.readouterr().err
+    @pytest.mark.parametrize("kind", ["missing", "directory"])
+    def test_unreadable_file(self, tmp_path: Path, capsys: pytest.CaptureFixture[str], kind: str) -> None:
+        """A FILE that cannot be read (missing, a directory): JSON error on stdout, exit 2 (issue 11)."""
+        target = tmp_path / "nope.json" if kind == "missing" else tmp_path
+        assert main(["run", "bleu-corpus-compute", str(target)]) == 2
+        captured = capsys.readouterr()
+        body = json.loads(captured.out)
+        assert set(body) == {"error"} and set(body["error"]) == {"code", "message", "path"}
+        assert body["error"]["code"] == "invalid_input" and "cannot read" in body["error"]["message"]
+        assert captured.err == ""
 
     def test_50_mb(self, tmp_path: Path) -> None:
         """50 MB of JSON is refused with limit_exceeded, exit 2, no traceback (subprocess)."""

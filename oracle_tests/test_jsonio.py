@@ -111,11 +111,14 @@ class TestCheckJsonValue:
         assert info.value.code == "invalid_input" and info.value.path == path
 
     def test_deep_nesting_does_not_recurse(self) -> None:
-        """A 100,000-deep Python list is checked iteratively."""
+        """A 100,000-deep Python list is refused (depth limit, issue 11) without recursing."""
         value: list = []
         for _ in range(100_000):
             value = [value]
-        check_json_value({"a": value})
+        with pytest.raises(ToolError) as info:
+            check_json_value({"a": value})
+        assert info.value.code == "invalid_input" and info.value.path == ""
+        assert "nested more than" in info.value.message
 
 
 class TestPointer:

@@ -18,7 +18,7 @@ import httpx
 import jsonschema
 import pytest
 
-from _server import load_cards, running_server
+from _server import CLIENT_KEEPALIVE_EXPIRY, load_cards, running_server
 from bleu_compat.jsonio import dumps_js
 from bleu_compat.tools import MAX_REQUEST_BYTES
 
@@ -60,7 +60,8 @@ def base_url() -> Iterator[str]:
 
 @pytest.fixture(scope="module")
 def client(base_url: str) -> Iterator[httpx.Client]:
-    with httpx.Client(base_url=base_url, timeout=120.0) as c:
+    limits = httpx.Limits(keepalive_expiry=CLIENT_KEEPALIVE_EXPIRY)  # see _server.py
+    with httpx.Client(base_url=base_url, timeout=120.0, limits=limits) as c:
         yield c
 
 

@@ -19,7 +19,7 @@ from typing import Any, Iterator
 import httpx
 import pytest
 
-from _server import load_cards, running_server
+from _server import CLIENT_KEEPALIVE_EXPIRY, load_cards, running_server
 from bleu_compat.jsonio import dumps_js
 
 TOTAL_REQUESTS = 2_000
@@ -115,7 +115,8 @@ async def _run(
         queue.put_nowait(case)
     latencies: list[tuple[str, float]] = []  # (kind, seconds)
     failures: list[str] = []
-    limits = httpx.Limits(max_connections=CONCURRENCY, max_keepalive_connections=CONCURRENCY)
+    limits = httpx.Limits(max_connections=CONCURRENCY, max_keepalive_connections=CONCURRENCY,
+                          keepalive_expiry=CLIENT_KEEPALIVE_EXPIRY)
 
     async with httpx.AsyncClient(base_url=base_url, timeout=300.0, limits=limits) as client:
         async def worker() -> None:
@@ -194,7 +195,8 @@ def test_load_mixed_requests(base_url: str) -> None:
             f"  p90 {1000 * _percentile(ordered, 90):7.1f} ms  p99 {1000 * _percentile(ordered, 99):7.1f} ms"
             f"  max {1000 * ordered[-1]:7.1f} ms"
         )
-    with httpx.Client(base_url=base_url, timeout=60.0) as client:
+    with httpx.Client(base_url=base_url, timeout=60.0,
+                      limits=httpx.Limits(keepalive_expiry=CLIENT_KEEPALIVE_EXPIRY)) as client:
         resp = client.get("/healthz")
         assert resp.status_code == 200 and resp.json() == {"status": "ok"}
         example = CARD_BY_ID["bleu-brevity-penalty"]["examples"][0]

@@ -20,7 +20,9 @@ def register(subparsers: Any) -> None:
         description=(
             "Run TOOL on one JSON request read from FILE (or standard input) and write "
             "the result JSON on standard output (exit 0). A refused request writes "
-            '{"error": {"code", "message", "path"}} on standard output and exits 2. '
+            '{"error": {"code", "message", "path"}} on standard output and exits 2; '
+            "so do an unknown TOOL (code not_found) and a FILE that cannot be read (a "
+            "directory, a missing or unreadable file: code invalid_input). "
             f"Requests larger than {MAX_REQUEST_BYTES} bytes are refused unread "
             "(limit_exceeded)."
         ),
@@ -35,22 +37,27 @@ def _error(exc: ToolError) -> int:
     return 2
 
 
+def _refusal(code: str, message: str) -> int:
+    # Errors of the command rather than of the request, in the same shape (the
+    # codes the HTTP server uses for the same faults: not_found for a tool).
+    print(dumps_js({"error": {"code": code, "message": message, "path": ""}}))
+    return 2
+
+
 def cmd_run(args: argparse.Namespace) -> int:
     if args.tool not in TOOL_IDS:
-        print(
-            f"bleu-compat run: unknown tool {args.tool!r}; known tools: {', '.join(TOOL_IDS)}",
-            file=sys.stderr,
+        return _refusal(
+            "not_found", f"unknown tool {args.tool!r}; known tools: {', '.join(TOOL_IDS)}"
         )
-        return 2
     try:
         if args.file is None or args.file == "-":
             data = sys.stdin.buffer.read(MAX_REQUEST_BYTES + 1)
         else:
             with open(args.file, "rb") as handle:
                 data = handle.read(MAX_REQUEST_BYTES + 1)
-    except OSError as exc:
-        print(f"bleu-compat run: cannot read {args.file}: {exc.strerror or exc}", file=sys.stderr)
-        return 2
+    except OSError as exc:  # a directory, a missing or unreadable file, an I/O error
+        where = "standard input" if args.file in (None, "-") else repr(args.file)
+        return _refusal("invalid_input", f"cannot read {where}: {exc.strerror or exc}")
     if len(data) > MAX_REQUEST_BYTES:
         return _error(ToolError(
             "limit_exceeded",
