@@ -149,3 +149,88 @@ def test_ours_score_off_by_20_ulps_is_unexpected(tmp_path, monkeypatch) -> None:
     monkeypatch.setitem(tools._RUNNERS, "bleu-smoothing-compute", off)
     code, report = _crosscheck(tmp_path, "bleu-smoothing-compute", 60)
     _assert_caught(code, report, "ours")
+
+
+def test_to_fixed_rounding_half_to_even_is_unexpected(tmp_path, monkeypatch) -> None:
+    """A toFixed that breaks exact ties to even (Python's format): 0.625 -> 0.62, not 0.63.
+    The truth's own toFixed is independent, so crosscheck catches it in ours."""
+    import bleu_compat.tools as tools
+
+    monkeypatch.setattr(tools, "to_fixed", lambda x, d: float(format(x, f".{d}f")))
+    code, report = _crosscheck(tmp_path, "bleu-corpus-compute", 300, "--invalid", "0")
+    _assert_caught(code, report, "ours")
+
+
+def test_token_comparison_after_strip_is_unexpected(tmp_path, monkeypatch) -> None:
+    """Ours comparing tokens after str.strip() ("a " equals "a"): the generator's whitespace twins
+    make its counts differ from the definition."""
+    import bleu_compat.tools as tools
+
+    real = tools._RUNNERS["bleu-corpus-compute"]
+
+    def stripped(request: dict[str, Any]) -> dict[str, Any]:
+        strip = lambda tokens: [t.strip() for t in tokens]  # noqa: E731
+        return real(dict(request, hypotheses=[strip(h) for h in request["hypotheses"]],
+                         references=[[strip(r) for r in refs] for refs in request["references"]]))
+
+    monkeypatch.setitem(tools._RUNNERS, "bleu-corpus-compute", stripped)
+    code, report = _crosscheck(tmp_path, "bleu-corpus-compute", 150, "--invalid", "0")
+    _assert_caught(code, report, "ours")
+
+
+def _limits_shifted(monkeypatch: pytest.MonkeyPatch, by: int) -> None:
+    import bleu_compat.tools as tools
+
+    known, check = tools._LIMIT_CHECKS["bleu-corpus-compute"]
+
+    def shifted(request: dict[str, Any], limits: Any) -> None:
+        check(request, {**limits, "max_total_tokens": limits["max_total_tokens"] + by})
+
+    monkeypatch.setitem(tools._LIMIT_CHECKS, "bleu-corpus-compute", (known, shifted))
+
+
+def test_limit_one_too_high_is_unexpected(tmp_path, monkeypatch) -> None:
+    """max_total_tokens + 1 accepted: the invalid request of 50,001 tokens is accepted by ours,
+    which the truth's own checks refuse. Reported, not a crash of the run."""
+    _limits_shifted(monkeypatch, +1)
+    code, report = _crosscheck(tmp_path, "bleu-corpus-compute", 0, "--invalid", "60")
+    assert code == 1
+    bad = [u for u in report["unexpected"] if "!invalid#" in u["case_id"]]
+    assert bad and all(u["implementation"] == "ours" and u["field"] == "error" for u in bad)
+    assert any("accepted" in (u["library_value"] or {}) for u in bad)
+
+
+def test_limit_one_too_low_is_unexpected(tmp_path, monkeypatch) -> None:
+    """max_total_tokens - 1: a valid corpus of exactly 50,000 tokens is refused by ours. The generator
+    checks validity with the truth's checks, so the run reports it instead of crashing.
+    (Seed 0's first corpus of exactly 50,000 tokens is case 337.)"""
+    _limits_shifted(monkeypatch, -1)
+    code, report = _crosscheck(tmp_path, "bleu-corpus-compute", 340, "--invalid", "0")
+    u = _assert_caught(code, report, "ours", "error")
+    assert "limit_exceeded" in str(u["library_value"])
+
+
+def test_schema_checked_after_the_limits_is_unexpected(tmp_path, monkeypatch) -> None:
+    """A product that checks the limits before the schema answers limit_exceeded on a request that
+    breaks both (SPEC.md section 2 says invalid_input): the two-fault invalid requests catch it."""
+    import bleu_compat.tools as tools
+
+    real = tools.validate_request
+
+    def limits_first(tool_id: str, request: Any) -> Any:
+        if isinstance(request, dict) and tool_id == "bleu-corpus-compute":
+            _known, check = tools._LIMIT_CHECKS[tool_id]
+            try:
+                check(request, tools.card(tool_id).limits)
+            except tools.ToolError:
+                raise
+            except Exception:
+                pass  # the schema would have refused what the limit check cannot read
+        return real(tool_id, request)
+
+    monkeypatch.setattr(tools, "validate_request", limits_first)
+    code, report = _crosscheck(tmp_path, "bleu-corpus-compute", 0, "--invalid", "60")
+    assert code == 1
+    bad = [u for u in report["unexpected"] if "!invalid#" in u["case_id"]]
+    assert any(u["card_value"]["code"] == "invalid_input" and u["library_value"].get("code") == "limit_exceeded"
+               for u in bad), bad[:3]

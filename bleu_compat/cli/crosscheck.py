@@ -163,16 +163,16 @@ def cmd_crosscheck(args: argparse.Namespace) -> int:
     if args.workers is not None and args.workers < 1:
         return usage(f"--workers={args.workers} must be >= 1")
     cases = {t: (DEFAULT_CASES[t] if args.cases is None else args.cases) for t in tools}
-    if not any(cases.values()) and args.no_real:
-        return usage("--cases 0 with --no-real leaves nothing to check")
+    if args.invalid is not None and args.invalid < 0:
+        return usage(f"--invalid={args.invalid} must be >= 0")
+    invalid = {t: (DEFAULT_INVALID if args.invalid is None else args.invalid) for t in tools}
+    if not any(cases.values()) and not any(invalid.values()) and args.no_real:
+        return usage("--cases 0 and --invalid 0 with --no-real leave nothing to check")
     out = Path(args.out)
     problem = unwritable_dir(out)
     if problem:
         return usage(problem)
     progress = not args.no_progress and sys.stderr.isatty()
-    if args.invalid is not None and args.invalid < 0:
-        return usage(f"--invalid={args.invalid} must be >= 0")
-    invalid = {t: (DEFAULT_INVALID if args.invalid is None else args.invalid) for t in tools}
     report, elapsed = run_report(args.seed, cases, not args.no_real, args.workers, progress, invalid)
     write_reports(report, out, elapsed, " ".join(sys.argv))
     _summary(report, out, elapsed)

@@ -27,7 +27,6 @@ import bleu_compat.libraries as _adapters
 import bleu_compat.tools as _tools
 from bleu_compat.libraries import LIBRARIES, MODES
 from bleu_compat.errors import OracleUnavailableError, ToolError
-from bleu_compat.tools import validate_request
 from bleu_compat.ulp import ulp_distance
 
 from .compare import Discrepancy, FieldDiff, compare_outputs
@@ -338,30 +337,65 @@ def _stage_strategies(tool_id: str, request: dict[str, Any]) -> list[Any]:
     return [brevity()]
 
 
+#: A shrinking stage that would draw more choices than this is skipped (hypothesis'
+#: data buffer overruns, and each wasted try costs seconds on a 50,000-token corpus).
+MAX_STAGE_DRAWS = 4000
+
+
+def _stage_draws(tool_id: str, request: dict[str, Any], stage: int) -> int:
+    """About how many choices stage ``stage`` of :func:`_stage_strategies` draws."""
+    if tool_id == "bleu-corpus-compute":
+        if stage == 0:
+            return len(request["hypotheses"]) + sum(len(refs) for refs in request["references"])
+        tokens = sum(len(h) for h in request["hypotheses"]) + sum(
+            len(r) for refs in request["references"] for r in refs)
+        if stage == 1:
+            return tokens
+        return min(tokens, len({t for h in request["hypotheses"] for t in h}
+                               | {t for refs in request["references"] for r in refs for t in r})) + 2
+    if tool_id == "bleu-brevity-penalty":
+        return sum(2 + 2 * len(s["reference_lengths"]) for s in request["segments"])
+    return 2 * len(request["matches"]) + 6
+
+
 def shrink(
     tool_id: str,
     request: dict[str, Any],
     still_fails: Callable[[dict[str, Any]], bool],
     *,
     max_examples: int = 300,
+    time_budget: float = 20.0,
 ) -> dict[str, Any]:
     """A small valid request on which ``still_fails`` holds, found by hypothesis.
 
     Each stage searches reductions of the current request with
     ``hypothesis.find`` (which then shrinks what it found); a stage that
-    finds nothing keeps the request as it is. Only requests that pass
-    :func:`bleu_compat.tools.validate_request` count.
+    finds nothing keeps the request as it is. Only requests the truth's own
+    checks accept (:func:`bleu_compat.harness.checks.expected_error`) count.
+
+    ``time_budget`` (seconds) bounds the whole search: a request at the card
+    limits (50,000 tokens) makes every try slow, and the smallest failing
+    request found when the budget runs out is returned.
 
     Returns:
         The reduced request (``request`` itself when nothing smaller fails).
     """
+    import time
+
     from hypothesis import HealthCheck, Phase, find, settings
     from hypothesis.errors import NoSuchExample, Unsatisfiable
 
+    from .checks import expected_error
+
+    deadline = time.monotonic() + time_budget
+
+    class OutOfTime(Exception):
+        pass
+
     def predicate(candidate: dict[str, Any]) -> bool:
-        try:
-            validate_request(tool_id, candidate)
-        except ToolError:
+        if time.monotonic() > deadline:
+            raise OutOfTime
+        if expected_error(tool_id, candidate) is not None:  # the truth's checks, not the product's
             return False
         try:
             return bool(still_fails(candidate))
@@ -375,9 +409,15 @@ def shrink(
     )
     current = request
     for stage in range(3 if tool_id == "bleu-corpus-compute" else 1):
+        if time.monotonic() > deadline:
+            break
+        if _stage_draws(tool_id, current, stage) > MAX_STAGE_DRAWS:
+            continue  # hypothesis' buffer overruns on so many choices: every try is wasted
         strategy = _stage_strategies(tool_id, current)[stage]
         try:
             current = find(strategy, predicate, settings=config)
         except (NoSuchExample, Unsatisfiable):
             continue
-    return validate_request(tool_id, current) if current is not request else request
+        except OutOfTime:
+            break
+    return current

@@ -20,7 +20,7 @@ import random
 from dataclasses import dataclass
 from typing import Any
 
-from bleu_compat.tools import validate_request
+from .checks import expected_error
 
 from .invalid import InvalidCase, generate_invalid_case
 from .strategies import GENERATORS, RandomSource
@@ -36,7 +36,8 @@ class Case:
         tool_id: the card.
         case: the case number within the run (0-based).
         seed: the run's seed.
-        request: a valid card request (passed ``validate_request``).
+        request: a valid card request (accepted by the truth's own checks,
+            :func:`bleu_compat.harness.checks.expected_error`; never the product's).
     """
 
     tool_id: str
@@ -55,11 +56,14 @@ def generate_case(seed: int, tool_id: str, case: int) -> Case:
 
     Raises:
         KeyError: unknown tool.
-        ToolError: the generator produced an invalid request (a harness bug).
+        ValueError: the generator produced an invalid request (a harness bug).
     """
     rng = random.Random(f"{seed}:{tool_id}:{case}")
     request = GENERATORS[tool_id](RandomSource(rng))
-    return Case(tool_id, case, seed, validate_request(tool_id, request))
+    problem = expected_error(tool_id, request)
+    if problem is not None:  # a generator bug: the truth's own checks refuse it
+        raise ValueError(f"generated {tool_id} case {case} is invalid: {problem}")
+    return Case(tool_id, case, seed, request)
 
 
 def generate_cases(seed: int, tool_id: str, count: int, start: int = 0) -> list[Case]:
