@@ -36,6 +36,8 @@ from .truth import FLOAT_FIELDS, Truth, truth
 __all__ = [
     "IMPLEMENTATIONS",
     "CaseResult",
+    "DialectMatch",
+    "classify_impl",
     "evaluate",
     "shrink",
     "OursFn",
@@ -147,6 +149,9 @@ def evaluate(
                 for f in FLOAT_FIELDS if f in unrounded and isinstance(unrounded[f], (int, float))
             }
             continue
+        if impl.startswith("impl:"):
+            _evaluate_impl(result, impl, keep_outputs)
+            continue
         library, mode = impl.split("/")
         try:
             ar = adapter(library, mode, tool_id, request)
@@ -193,6 +198,115 @@ def evaluate(
             # card's quantity (its only differences are floating-point order).
             result.ulps_vs_exact[impl] = _library_ulps(ar.output, the_truth, has_decimals)
     return result
+
+
+@dataclass(frozen=True)
+class DialectMatch:
+    """How a user's implementation (``impl:...``) relates to the known dialects.
+
+    Attributes:
+        reproduction: the :class:`~bleu_compat.harness.dialect.Reproduction` of
+            the dialect that reproduces it (or, UNEXPECTED, of the nearest one).
+        dialect: ``"<library>/<mode>"`` of that dialect (None: the card itself
+            is nearest).
+    """
+
+    reproduction: Any
+    dialect: str | None
+
+    @property
+    def entries(self) -> tuple[str, ...] | None:
+        """The smallest reproducing entry set (None: UNEXPECTED)."""
+        return self.reproduction.entries
+
+    @property
+    def explained(self) -> bool:
+        """True when some dialect reproduces every returned field bit for bit."""
+        return self.reproduction.explained
+
+
+def classify_impl(tool_id: str, request: dict[str, Any], expected: dict[str, Any],
+                  output: dict[str, Any]) -> DialectMatch:
+    """Which known dialect, if any, gives a user's implementation's ``output``.
+
+    Tries each library's dialect (:data:`bleu_compat.catalog.MODELS`) in each
+    mode with the entry sets of :func:`bleu_compat.catalog.entries_for`
+    (smallest set first, :func:`~bleu_compat.harness.dialect.reproduce`), on
+    the fields ``output`` has only. The smallest reproducing set wins (ties:
+    library order, then mode order); when none reproduces, the nearest one
+    (fewest wrong fields, then smallest set) is kept for the report.
+
+    Args:
+        tool_id: the card; request: the valid request (without ``decimals``).
+        expected: the card's output on it; output: the implementation's fields
+            (card units, 0–1 scale); an exception is ``{"error": "Type: message"}``.
+    """
+    from bleu_compat import catalog
+    from bleu_compat.harness.dialect import reproduce
+
+    fields = [f for f in output if f in expected]
+    sub_expected = {f: expected[f] for f in fields}
+    best: DialectMatch | None = None
+    nearest: tuple[int, int, DialectMatch] | None = None
+    for library in LIBRARIES:
+        for mode in MODES:
+            rep = reproduce(catalog.entries_for(library, tool_id, mode), catalog.MODELS[library],
+                            tool_id, mode, request, sub_expected, output)
+            match = DialectMatch(rep, f"{library}/{mode}")
+            if rep.explained:
+                if best is None or len(rep.entries) < len(best.entries or ()):
+                    best = match
+            else:
+                key = (len(rep.unreproduced), len(rep.nearest))
+                if nearest is None or key < nearest[:2]:
+                    nearest = (*key, match)
+    if best is not None:
+        return best
+    assert nearest is not None
+    return nearest[2]
+
+
+def _evaluate_impl(result: CaseResult, impl: str, keep_outputs: bool) -> None:
+    """Run a user's implementation on ``result.request`` (without ``decimals``) and classify it."""
+    from bleu_compat.implementations import NotRepresentableForImpl, resolve
+
+    tool_id, case_id, request = result.tool_id, result.case_id, result.request
+    implementation = resolve(impl)
+    plain = _without_decimals(request)
+    the_truth = truth(tool_id, plain) if "decimals" in request else result.truth
+    try:
+        output = implementation.call(tool_id, plain)
+    except NotRepresentableForImpl as exc:
+        result.not_representable[impl] = str(exc)
+        return
+    except Exception as exc:  # the user's code raised: a finding, not a crash
+        output = {"error": f"{type(exc).__name__}: {exc}"}
+    if keep_outputs:
+        result.outputs[impl] = output
+    expected = the_truth.expected
+    if "error" in output:
+        diffs = [FieldDiff("error", None, output["error"])]
+    else:
+        diffs = compare_outputs({f: expected[f] for f in output if f in expected}, output)
+    bleu = output.get("bleu")
+    if isinstance(bleu, float) and bleu == bleu and bleu not in (float("inf"), float("-inf")):
+        result.ulps_vs_exact[impl] = {"bleu": ulp_distance(bleu, the_truth.exact["bleu"])}
+    if not diffs:
+        return
+    match = classify_impl(tool_id, plain, expected, output)
+    result.reproductions[impl] = match
+    rep = match.reproduction
+    for d in diffs:
+        if rep.explained:
+            causes, nearest = rep.causes.get(d.field, rep.entries or ()), None
+        else:
+            causes = ()
+            out = rep.nearest_output or {}
+            nearest = {"entries": list(rep.nearest), "dialect": match.dialect,
+                       "value": out.get(d.field), "reproduced": d.field not in rep.unreproduced}
+        result.discrepancies.append(Discrepancy(
+            tool_id, case_id, impl, d.field, d.expected, d.actual, d.ulps, tuple(causes),
+            plain, reproduced_by=rep.entries, nearest=nearest))
 
 
 def _library_ulps(output: dict[str, Any] | None, the_truth: Truth, has_decimals: bool) -> dict[str, int]:

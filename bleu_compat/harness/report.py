@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import json
 import platform
-from typing import Any
+from typing import Any, Sequence
 from xml.etree import ElementTree as ET
 
 from bleu_compat.jsonio import dumps_js
@@ -32,8 +32,12 @@ def run_command(tool_id: str, request: dict[str, Any]) -> str:
     return f"bleu-compat run {tool_id} <<'EOF'\n{body}\nEOF"
 
 
-def build_report(tally: Tally, *, seed: int, cases: dict[str, int], versions: dict[str, str]) -> dict[str, Any]:
-    """The JSON report of a crosscheck (plain data, deterministic)."""
+def build_report(tally: Tally, *, seed: int, cases: dict[str, int], versions: dict[str, str],
+                 implementations: Sequence[str] | None = None) -> dict[str, Any]:
+    """The JSON report of a crosscheck (plain data, deterministic).
+
+    ``implementations`` are the ones that ran (default: ours and every library mode).
+    """
     from bleu_compat import catalog
 
     entry_counts: dict[str, dict[str, Any]] = {}
@@ -74,7 +78,7 @@ def build_report(tally: Tally, *, seed: int, cases: dict[str, int], versions: di
         "seed": seed,
         "cases": {t: cases.get(t, 0) for t in sorted(cases)},
         "versions": dict(sorted(versions.items())),
-        "implementations": list(IMPLEMENTATIONS),
+        "implementations": list(implementations or IMPLEMENTATIONS),
         "summary": {t: {i: row for i, row in sorted(rows.items())}
                     for t, rows in sorted(tally.case_outcomes.items())},
         "entries": entries_out,
