@@ -419,7 +419,9 @@ def shrink(
 
     Each stage searches reductions of the current request with
     ``hypothesis.find`` (which then shrinks what it found); a stage that
-    finds nothing keeps the request as it is. Only requests that pass
+    finds nothing keeps the request as it is. The stages run a second time
+    when the first round changed the request (a lower ``max_order`` found by
+    the last stage can let the first stages drop more). Only requests that pass
     :func:`bleu_compat.tools.validate_request` count.
 
     Returns:
@@ -444,10 +446,15 @@ def shrink(
         phases=[Phase.generate, Phase.shrink],
     )
     current = request
-    for stage in range(3 if tool_id == "bleu-corpus-compute" else 1):
-        strategy = _stage_strategies(tool_id, current)[stage]
-        try:
-            current = find(strategy, predicate, settings=config)
-        except (NoSuchExample, Unsatisfiable):
-            continue
+    stages = 3 if tool_id == "bleu-corpus-compute" else 1
+    for _round in range(2):  # a later stage (a lower max_order) can let an earlier one drop more
+        before = current
+        for stage in range(stages):
+            strategy = _stage_strategies(tool_id, current)[stage]
+            try:
+                current = find(strategy, predicate, settings=config)
+            except (NoSuchExample, Unsatisfiable):
+                continue
+        if current == before:
+            break
     return validate_request(tool_id, current) if current is not request else request

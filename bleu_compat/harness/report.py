@@ -26,9 +26,13 @@ def _kind_name(tool: str, impl: str, field: str, entries: tuple[str, ...]) -> st
     return f"{tool} | {impl} | {field} | {'+'.join(entries) or 'UNEXPECTED'}"
 
 
-def run_command(tool_id: str, request: dict[str, Any]) -> str:
-    """A shell command that runs ``request`` through ours (``bleu-compat run``)."""
+def run_command(tool_id: str, request: dict[str, Any], implementation: str = "ours") -> str:
+    """A shell command that runs ``request`` through ours (``bleu-compat run``), or
+    through a user's implementation (``impl:SPEC``: ``bleu-compat explain --impl SPEC``)."""
     body = dumps_js(request)
+    if implementation.startswith("impl:"):
+        return (f"bleu-compat explain {tool_id} --impl {implementation[len('impl:'):]} "
+                f"<<'EOF'\n{body}\nEOF")
     return f"bleu-compat run {tool_id} <<'EOF'\n{body}\nEOF"
 
 
@@ -71,7 +75,7 @@ def build_report(tally: Tally, *, seed: int, cases: dict[str, int], versions: di
         repro = d.reproducer if d.reproducer is not None else (
             d.request if "real_corpus" not in d.request else None)
         item["reproducer"] = repro
-        item["command"] = run_command(d.tool_id, repro) if repro is not None else None
+        item["command"] = run_command(d.tool_id, repro, d.implementation) if repro is not None else None
         unexpected.append(item)
     return {
         "format": FORMAT,
