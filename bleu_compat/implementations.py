@@ -15,8 +15,9 @@ Signatures (declared, never guessed):
     tokenized hypotheses (``list[list[str]]``) and, per segment, its
     references (``list[list[list[str]]]``, as the bleu-corpus-compute card
     lays them out) in; the corpus BLEU out, on the declared ``scale``
-    (``"0-1"`` or ``"0-100"``; a 0–100 value is divided by 100, as the
-    sacreBLEU adapter does). Compared field: ``bleu``. Tool:
+    (``"0-1"`` or ``"0-100"``; a 0–100 value equal to 100 × the card's double
+    is the card's value, any other is divided by 100 as the sacreBLEU adapter
+    does). Compared field: ``bleu``. Tool:
     bleu-corpus-compute.
 ``"tokens->stats"``
     the same arguments; returns the corpus sufficient statistics: a mapping
@@ -149,7 +150,8 @@ class Implementation:
         return _TOOL_OF[self.signature]
 
     def call(self, tool_id: str, request: Mapping[str, Any]) -> dict[str, Any]:
-        """Run the callable on a card ``request``; its answer as card output fields (0–1 scale).
+        """Run the callable on a card ``request``; its answer as card output fields, ``bleu``
+        on the implementation's own scale (:meth:`to_card_units` converts it).
 
         Raises:
             NotRepresentableForImpl: another tool, or a parameter the callable lacks.
@@ -191,8 +193,24 @@ class Implementation:
         else:
             raise ImplementationError(f"returned {type(value).__name__}, not a number")
         if "bleu" in out:
-            score = float(out["bleu"])
-            out["bleu"] = score / 100 if self.scale == "0-100" else score
+            out["bleu"] = float(out["bleu"])
+        return out
+
+    def to_card_units(self, output: dict[str, Any], expected_bleu: Any = None) -> dict[str, Any]:
+        """``output`` with ``bleu`` on the card's 0–1 scale.
+
+        A 0–100 score equal to ``100 * expected_bleu`` (the card's double times 100:
+        the card's value on that scale) *is* the card's value and becomes
+        ``expected_bleu``; any other is divided by 100, as the sacreBLEU adapter
+        does with sacreBLEU's score. Exact comparisons, no tolerance.
+        """
+        if self.scale != "0-100" or not isinstance(output.get("bleu"), float):
+            return output
+        out = dict(output)
+        if isinstance(expected_bleu, (int, float)) and out["bleu"] == 100 * expected_bleu:
+            out["bleu"] = expected_bleu
+        else:
+            out["bleu"] = out["bleu"] / 100
         return out
 
 

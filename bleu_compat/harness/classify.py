@@ -263,6 +263,8 @@ def classify_impl(tool_id: str, request: dict[str, Any], expected: dict[str, Any
     if best is not None:
         return best
     assert nearest is not None
+    if not nearest[2].reproduction.nearest:  # the card itself is nearest: no dialect to name
+        return DialectMatch(nearest[2].reproduction, None)
     return nearest[2]
 
 
@@ -274,8 +276,9 @@ def _evaluate_impl(result: CaseResult, impl: str, keep_outputs: bool) -> None:
     implementation = resolve(impl)
     plain = _without_decimals(request)
     the_truth = truth(tool_id, plain) if "decimals" in request else result.truth
+    expected = the_truth.expected
     try:
-        output = implementation.call(tool_id, plain)
+        output = implementation.to_card_units(implementation.call(tool_id, plain), expected.get("bleu"))
     except NotRepresentableForImpl as exc:
         result.not_representable[impl] = str(exc)
         return
@@ -283,7 +286,6 @@ def _evaluate_impl(result: CaseResult, impl: str, keep_outputs: bool) -> None:
         output = {"error": f"{type(exc).__name__}: {exc}"}
     if keep_outputs:
         result.outputs[impl] = output
-    expected = the_truth.expected
     if "error" in output:
         diffs = [FieldDiff("error", None, output["error"])]
     else:
