@@ -31,6 +31,7 @@ from __future__ import annotations
 import html
 import io
 import json
+import re
 from typing import Any, Sequence
 
 __all__ = ["HtmlUnavailable", "to_html", "compare_to_html", "waterfall_svg"]
@@ -66,7 +67,8 @@ def _svg(fig: Any) -> str:
     fig.savefig(buf, format="svg", bbox_inches="tight", metadata={"Date": None})
     plt.close(fig)
     text = buf.getvalue()
-    return text[text.index("<svg"):]  # drop the XML prolog and DOCTYPE: inline SVG
+    text = text[text.index("<svg"):]  # drop the XML prolog and DOCTYPE: inline SVG
+    return re.sub(r"<metadata>.*?</metadata>\s*", "", text, flags=re.S)  # RDF boilerplate
 
 
 def _e(x: Any) -> str:
@@ -305,17 +307,33 @@ def waterfall_svg(start_label: str, start: float, causes: Sequence[dict[str, Any
 
 
 def _scores_chart(system: str, card: float, libs: list[tuple[str, float]]) -> str:
+    """Left: BLEU per implementation; right: each library's gap to the card, in points."""
     plt = _pyplot()
     names = ["bleu-compat (card)"] + [n for n, _ in libs]
     values = [card] + [s for _, s in libs]
-    fig, ax = plt.subplots(figsize=(6, 0.45 * len(names) + 0.9))
+    fig, (ax, gap) = plt.subplots(1, 2, figsize=(10, 0.45 * len(names) + 1.1),
+                                  gridspec_kw={"width_ratios": [1, 1]})
     ax.barh(range(len(names)), values, color=["#777777"] + ["#3b75af"] * len(libs))
     for i, value in enumerate(values):
         ax.text(value, i, f" {value:.4f}", va="center", fontsize=8)
     ax.set_yticks(range(len(names)), names)
     ax.invert_yaxis()
     ax.set_xlabel("BLEU (0–100)")
-    ax.set_title(system)
+    ax.set_title(system, fontsize=8)
+    diffs = [s - card for _, s in libs]
+    gap.barh(range(len(libs)), diffs, color=["#4c9a2a" if d >= 0 else "#d62728" for d in diffs])
+    for i, d in enumerate(diffs):
+        gap.text(d, i, f" {d:+.3g}", va="center", fontsize=8)
+    gap.axvline(0, color="#222222", linewidth=0.8)
+    from matplotlib.ticker import MaxNLocator
+
+    gap.xaxis.set_major_locator(MaxNLocator(4))
+    gap.margins(x=0.35)
+    gap.set_yticks(range(len(libs)), [n for n, _ in libs])
+    gap.invert_yaxis()
+    gap.set_xlabel("library − card (BLEU points)")
+    gap.set_title("gap to the card", fontsize=8)
+    fig.tight_layout()
     return _svg(fig)
 
 
@@ -350,7 +368,8 @@ def compare_to_html(doc: dict[str, Any]) -> str:
         body.append(f'<h2 id="system-{k}">{_e(title)}</h2>')
         libs = [(f"{names.get(lib['library'], lib['library'])} {lib['version']}", lib["score"])
                 for lib in c["libraries"] if isinstance(lib.get("score"), (int, float))]
-        body.append(_figure(f"chart-scores-{k}", "BLEU per implementation (0–100).",
+        body.append(_figure(f"chart-scores-{k}", "BLEU per implementation (0–100) and each "
+                            "library's gap to the card in points.",
                             _scores_chart(title, card, libs)))
         rows = [["bleu-compat (card)", _short(card), "", ""]]
         for lib in c["libraries"]:
@@ -359,7 +378,7 @@ def compare_to_html(doc: dict[str, Any]) -> str:
             score = lib.get("score")
             rows.append([f"{names.get(lib['library'], lib['library'])} {lib['version']}",
                          _short(score) if score is not None else "-",
-                         f"{score - card:+.6f}" if isinstance(score, (int, float)) else "",
+                         f"{score - card:+.6g}" if isinstance(score, (int, float)) else "",
                          _Raw(f'<span class="unexpected">{verdict}</span>') if verdict == "UNEXPECTED"
                          else verdict])
         body.append(_table(["implementation", "BLEU", "diff (points)", "verdict"], rows, numeric=(1, 2)))
