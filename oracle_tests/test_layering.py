@@ -121,3 +121,39 @@ def test_judge_loads_no_core_module() -> None:
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.strip() == "[]"
+
+
+#: The harness's truth: independent of the product (SPEC.md §7), so it may use only these.
+TRUTH = PACKAGE / "harness" / "truth.py"
+TRUTH_ALLOWED = {"mpmath", "__future__"}
+
+
+def test_truth_imports_nothing_from_bleu_compat() -> None:
+    """harness/truth.py imports (anywhere in the file, lazily too) only the standard library and mpmath:
+    no bleu_compat module, absolute or relative, so a core bug cannot change the answer it is judged by."""
+    names = _imports(TRUTH, top_level_only=False)
+    assert names, "the AST walk found no import at all"
+    offending = sorted(
+        n for n in names
+        if n.split(".")[0] == "bleu_compat" or not (n.split(".")[0] in sys.stdlib_module_names
+                                                    or n.split(".")[0] in TRUTH_ALLOWED)
+    )
+    assert not offending, f"truth.py imports {offending}"
+
+
+def test_truth_loads_no_bleu_compat_module() -> None:
+    """Loaded on its own from its file (no package façade), truth.py pulls no bleu_compat module
+    into sys.modules and still answers a request."""
+    code = (
+        "import importlib.util, sys\n"
+        f"spec = importlib.util.spec_from_file_location('truth_alone', {str(TRUTH)!r})\n"
+        "mod = importlib.util.module_from_spec(spec)\n"
+        "sys.modules['truth_alone'] = mod\n"
+        "spec.loader.exec_module(mod)\n"
+        "t = mod.truth('bleu-corpus-compute', {'hypotheses': [['a']], 'references': [[['a']]], 'max_order': 1})\n"
+        "assert t.expected['bleu'] == 1.0, t\n"
+        "print(sorted(m for m in sys.modules if m.split('.')[0] == 'bleu_compat'))\n"
+    )
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.strip() == "[]"

@@ -51,6 +51,9 @@ def register(subparsers: Any) -> None:
                    help=f"generated cases per tool (default {DEFAULT_CASES['bleu-corpus-compute']})")
     p.add_argument("--tools", default=",".join(TOOL_IDS), metavar="IDS",
                    help="comma-separated tool ids (default: all three)")
+    p.add_argument("--invalid", type=int, default=None, metavar="N",
+                   help="generated invalid requests per tool, sent to ours and compared with the "
+                        "truth's own SPEC.md section 2 checks (default 150)")
     p.add_argument("--no-real", action="store_true", help="skip the bundled real corpora")
     p.add_argument("--out", default="out/crosscheck", metavar="DIR",
                    help="report directory (default out/crosscheck)")
@@ -104,8 +107,13 @@ def unwritable_dir(path: Path) -> str | None:
 
 
 def run_report(seed: int, cases: dict[str, int], real: bool, workers: int | None,
-         show_progress: bool, implementations: tuple[str, ...] | None = None,
-         ) -> tuple[dict[str, Any], float]:
+               show_progress: bool, invalid: dict[str, int] | None = None,
+               implementations: tuple[str, ...] | None = None,
+               ) -> tuple[dict[str, Any], float]:
+    """Run a crosscheck and build its JSON report; returns (report, wall seconds).
+
+    ``implementations`` default to ours and every library mode (``--impl``: users' callables).
+    """
     from bleu_compat.harness.report import build_report, versions_now
     from bleu_compat.harness.classify import IMPLEMENTATIONS
     from bleu_compat.harness.run import REAL_SETS, run_crosscheck
@@ -123,10 +131,11 @@ def run_report(seed: int, cases: dict[str, int], real: bool, workers: int | None
                       transient=False, console=None) as bar:
             task = bar.add_task("cases", total=total)
             tally = run_crosscheck(seed=seed, cases=cases, real_sets=real_sets, workers=workers,
-                                   progress=lambda n: bar.advance(task, n), implementations=impls)
+                                   progress=lambda n: bar.advance(task, n), invalid=invalid,
+                                   implementations=impls)
     else:
         tally = run_crosscheck(seed=seed, cases=cases, real_sets=real_sets, workers=workers,
-                               implementations=impls)
+                               invalid=invalid, implementations=impls)
     elapsed = time.perf_counter() - start
     versions = {**versions_now(), **tally.versions}
     return build_report(tally, seed=seed, cases=cases, versions=versions,
@@ -164,6 +173,9 @@ def _summary(report: dict[str, Any], out: Path | None, elapsed: float) -> None:
         for impl, row in rows.items():
             print(f"  {tool:24} {impl:20} agree {row['agree']:5}  explained {row['explained']:5}  "
                   f"UNEXPECTED {row['unexpected']:3}  not representable {row['not_representable']:4}")
+    for tool, row in report.get("invalid", {}).items():
+        print(f"  {tool:24} {'ours (invalid requests)':20} agree {row['agree']:5}  "
+              f"UNEXPECTED {row['unexpected']:3}")
     for r in report["real"]:
         scores = "  ".join(f"{i} {100 * s:.6f}" for i, s in r["scores"].items() if s is not None and i != "truth")
         print(f"  real {r['name']}: {scores}")
@@ -187,7 +199,7 @@ def _parse_tools(text: str) -> list[str] | None:
 
 
 def cmd_crosscheck(args: argparse.Namespace) -> int:
-    from bleu_compat.harness.run import DEFAULT_CASES
+    from bleu_compat.harness.run import DEFAULT_CASES, DEFAULT_INVALID
 
     tools = _parse_tools(args.tools)
     if tools is None:
@@ -212,7 +224,13 @@ def cmd_crosscheck(args: argparse.Namespace) -> int:
     if problem:
         return usage(problem)
     progress = not args.no_progress and sys.stderr.isatty()
-    report, elapsed = run_report(args.seed, cases, not args.no_real, args.workers, progress, impls)
+    if args.invalid is not None and args.invalid < 0:
+        return usage(f"--invalid={args.invalid} must be >= 0")
+    # Invalid requests test ours' refusals: a run of users' implementations (--impl) sends none.
+    invalid = None if impls else {t: (DEFAULT_INVALID if args.invalid is None else args.invalid)
+                                  for t in tools}
+    report, elapsed = run_report(args.seed, cases, not args.no_real, args.workers, progress, invalid,
+                                 implementations=impls)
     write_reports(report, out, elapsed, " ".join(sys.argv), html=not args.no_html)
     _summary(report, out, elapsed)
     return 1 if report["unexpected_count"] else 0

@@ -39,6 +39,7 @@ __all__ = [
     "DialectMatch",
     "classify_impl",
     "evaluate",
+    "evaluate_invalid",
     "shrink",
     "OursFn",
 ]
@@ -309,6 +310,49 @@ def _evaluate_impl(result: CaseResult, impl: str, keep_outputs: bool) -> None:
         result.discrepancies.append(Discrepancy(
             tool_id, case_id, impl, d.field, d.expected, d.actual, d.ulps, tuple(causes),
             plain, reproduced_by=rep.entries, nearest=nearest))
+
+
+def evaluate_invalid(
+    tool_id: str,
+    case_id: str,
+    request: Any,
+    *,
+    ours: OursFn | None = None,
+) -> list[Discrepancy]:
+    """Send an invalid request to ours and compare its refusal with the truth's own checks.
+
+    The truth is :func:`bleu_compat.harness.checks.expected_error`, an
+    implementation of SPEC.md §2's order of checks that shares no code with
+    the product. Ours must refuse with the same error code and JSON Pointer
+    path; accepting the request, another code or path, or any other exception
+    is UNEXPECTED (a limit off by one, the schema checked after the limits).
+
+    Args:
+        tool_id: the card.
+        case_id: a label for reports.
+        request: the request as sent: JSON text (``str``/``bytes``) or a dict.
+        ours: how to run ours (default :func:`bleu_compat.tools.execute`).
+
+    Returns:
+        The discrepancies (field ``"error"``; empty when ours refused it right).
+    """
+    from .checks import expected_error
+
+    ours = ours or _tools.execute
+    want = expected_error(tool_id, request)
+    expected = None if want is None else {"code": want[0], "path": want[1]}
+    try:
+        output = ours(tool_id, request)
+        got: Any = {"accepted": output}
+    except ToolError as exc:
+        got = {"code": exc.code, "path": exc.path}
+    except Exception as exc:  # a crash on a bad request is a finding
+        got = {"crash": f"{type(exc).__name__}: {exc}"}
+    if got == expected:
+        return []
+    shown = request if isinstance(request, dict) else {"json_text": request if isinstance(request, str)
+                                                        else request.decode("utf-8", "backslashreplace")}
+    return [Discrepancy(tool_id, case_id, "ours", "error", expected, got, None, (), shown)]
 
 
 def _library_ulps(output: dict[str, Any] | None, the_truth: Truth, has_decimals: bool) -> dict[str, int]:

@@ -8,6 +8,10 @@ processes, unlike ``hash()``). A case therefore depends only on (seed,
 tool, case number) and the generator code, not on which process runs it or
 in which order; hypothesis' own seeding is per test run, not per case, so it
 is not used here.
+
+Invalid requests (one per SPEC §2 check and card limit, seeded the same way)
+come from :mod:`bleu_compat.harness.invalid`; :func:`generate_invalid_case`
+is re-exported here.
 """
 
 from __future__ import annotations
@@ -18,9 +22,10 @@ from typing import Any
 
 from bleu_compat.tools import validate_request
 
+from .invalid import InvalidCase, generate_invalid_case
 from .strategies import GENERATORS, RandomSource
 
-__all__ = ["Case", "generate_case", "generate_cases"]
+__all__ = ["Case", "generate_case", "generate_cases", "InvalidCase", "generate_invalid_case"]
 
 
 @dataclass(frozen=True)

@@ -214,6 +214,11 @@ def to_html(report: dict[str, Any]) -> str:
             for tool, impls in report["summary"].items() for impl, row in impls.items()]
     body.append(_table(["tool", "implementation", "agree", "explained", "UNEXPECTED",
                         "not representable"], rows, numeric=(2, 3, 4, 5)))
+    if report.get("invalid"):
+        body.append('<h2 id="invalid">Invalid requests (ours against the truth\'s SPEC.md §2 checks)</h2>')
+        body.append(_table(["tool", "cases", "same error code and path", "UNEXPECTED"],
+                           [[t, r["cases"], r["agree"], r["unexpected"]]
+                            for t, r in report["invalid"].items()], numeric=(1, 2, 3)))
     body.append('<h2 id="entries">Catalog entries (differences reproduced by each entry\'s model)</h2>')
     if report["entries"]:
         body.append(_figure("chart-entries", "Differences per catalog entry (blue "

@@ -28,8 +28,11 @@ def _kind_name(tool: str, impl: str, field: str, entries: tuple[str, ...]) -> st
 
 def run_command(tool_id: str, request: dict[str, Any], implementation: str = "ours") -> str:
     """A shell command that runs ``request`` through ours (``bleu-compat run``), or
-    through a user's implementation (``impl:SPEC``: ``bleu-compat explain --impl SPEC``)."""
-    body = dumps_js(request)
+    through a user's implementation (``impl:SPEC``: ``bleu-compat explain --impl SPEC``).
+
+    An invalid request kept as JSON text (``{"json_text": ...}``) is sent as that text.
+    """
+    body = request["json_text"] if set(request) == {"json_text"} else dumps_js(request)
     if implementation.startswith("impl:"):
         return (f"bleu-compat explain {tool_id} --impl {implementation[len('impl:'):]} "
                 f"<<'EOF'\n{body}\nEOF")
@@ -93,6 +96,7 @@ def build_report(tally: Tally, *, seed: int, cases: dict[str, int], versions: di
         ],
         "ulps_vs_exact": ulps,
         "real": sorted(tally.real, key=lambda r: r["name"]),
+        "invalid": {t: dict(row) for t, row in sorted(tally.invalid.items())},
         "unexpected_count": len(tally.unexpected),
         "unexpected": unexpected,
     }
@@ -142,6 +146,11 @@ def to_markdown(report: dict[str, Any]) -> str:
         for impl, row in rows.items():
             lines.append(f"| {tool} | {impl} | {row['agree']} | {row['explained']} | "
                          f"{row['unexpected']} | {row['not_representable']} |")
+    if report.get("invalid"):
+        lines += ["", "## Invalid requests (ours against the truth's own SPEC.md §2 checks)", "",
+                  "| tool | cases | same error code and path | UNEXPECTED |", "|---|---:|---:|---:|"]
+        for tool, row in report["invalid"].items():
+            lines.append(f"| {tool} | {row['cases']} | {row['agree']} | {row['unexpected']} |")
     lines += ["", "## Catalog entries seen (differences counted per field; one example each)", "",
               "| entry | count | title | example (case, implementation, field: card → library) |",
               "|---|---:|---|---|"]

@@ -35,7 +35,10 @@ __all__ = [
 DEFAULT_SEED = 0
 #: Generated cases per tool in the default run (2,100 in all).
 DEFAULT_CASES = {"bleu-corpus-compute": 700, "bleu-smoothing-compute": 700, "bleu-brevity-penalty": 700}
+#: Generated invalid requests per tool in the default run (sent to ours only).
+DEFAULT_INVALID = 150
 CHUNK = 25
+INVALID_CHUNK = 50
 ULP_BUCKETS = ("0", "1", "2", "3-4", "5-8", "9-16", "17-64", "65-1024", ">1024")
 MAX_SHRINK = 8  # UNEXPECTED kinds shrunk per run (each kind once)
 
@@ -151,6 +154,8 @@ class Tally:
         unexpected: every UNEXPECTED discrepancy.
         versions: library -> version.
         real: one record per real corpus.
+        invalid: tool -> {"cases", "agree", "unexpected"} for the invalid requests
+            sent to ours and compared with the truth's own SPEC.md §2 checks.
     """
 
     cases: dict[str, int] = field(default_factory=dict)
@@ -163,6 +168,17 @@ class Tally:
     unexpected: list[Discrepancy] = field(default_factory=list)
     versions: dict[str, str] = field(default_factory=dict)
     real: list[dict[str, Any]] = field(default_factory=list)
+    invalid: dict[str, dict[str, int]] = field(default_factory=dict)
+
+    def add_invalid(self, tool: str, label: str, discrepancies: list[Discrepancy]) -> None:
+        """Count one invalid request sent to ours (``label``: what it breaks)."""
+        row = self.invalid.setdefault(tool, {"cases": 0, "agree": 0, "unexpected": 0})
+        row["cases"] += 1
+        if discrepancies:
+            row["unexpected"] += 1
+            self.unexpected.extend(discrepancies)
+        else:
+            row["agree"] += 1
 
     def add_case(self, result: CaseResult, implementations: Sequence[str]) -> None:
         """Count one case's result."""
@@ -231,6 +247,10 @@ class Tally:
                 mine_hist[b] = mine_hist.get(b, 0) + n
         for key, u in other.ulps_max.items():
             self.ulps_max[key] = max(self.ulps_max.get(key, 0), u)
+        for tool, row in other.invalid.items():
+            mine_row = self.invalid.setdefault(tool, dict.fromkeys(row, 0))
+            for k, v in row.items():
+                mine_row[k] += v
         self.unexpected.extend(other.unexpected)
         self.versions.update(other.versions)
         self.real.extend(other.real)
@@ -243,6 +263,17 @@ def _run_chunk(seed: int, tool_id: str, start: int, count: int,
         case = generate_case(seed, tool_id, k)
         tally.add_case(evaluate(tool_id, case.case_id, case.request,
                                 implementations=implementations), implementations)
+    return tally
+
+
+def _run_invalid_chunk(seed: int, tool_id: str, start: int, count: int) -> Tally:
+    from .classify import evaluate_invalid
+    from .invalid import generate_invalid_case
+
+    tally = Tally()
+    for k in range(start, start + count):
+        case = generate_invalid_case(seed, tool_id, k)
+        tally.add_invalid(tool_id, case.label, evaluate_invalid(tool_id, case.case_id, case.request))
     return tally
 
 
@@ -298,6 +329,7 @@ def run_crosscheck(
     workers: int | None = None,
     progress: Progress | None = None,
     shrink_unexpected: bool = True,
+    invalid: dict[str, int] | None = None,
 ) -> Tally:
     """Run a crosscheck and return the merged :class:`Tally`.
 
@@ -311,6 +343,9 @@ def run_crosscheck(
         progress: called with the number of units just finished (a
             generated case is 1 unit; a real corpus counts as 100).
         shrink_unexpected: shrink UNEXPECTED discrepancies to minimal reproducers.
+        invalid: tool -> number of generated invalid requests sent to ours and
+            compared with the truth's checks (default none; the CLI passes
+            :data:`DEFAULT_INVALID` per tool).
     """
     cases = dict(DEFAULT_CASES if cases is None else cases)
     impls = tuple(implementations)
@@ -321,6 +356,11 @@ def run_crosscheck(
         for start in range(0, cases.get(tool, 0), CHUNK):
             count = min(CHUNK, cases[tool] - start)
             jobs.append((_run_chunk, (seed, tool, start, count, impls), count))
+    invalid = dict(invalid or {})
+    for tool in TOOL_IDS:
+        for start in range(0, invalid.get(tool, 0), INVALID_CHUNK):
+            count = min(INVALID_CHUNK, invalid[tool] - start)
+            jobs.append((_run_invalid_chunk, (seed, tool, start, count), 0))
     if workers is None:
         workers = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
     tallies: list[Tally | None] = [None] * len(jobs)
@@ -351,7 +391,8 @@ def _shrink_all(tally: Tally) -> None:
     shrunk: list[Discrepancy] = []
     for d in tally.unexpected:
         key = (d.tool_id, d.implementation, d.field)
-        if key not in done and len(done) < MAX_SHRINK and "real_corpus" not in d.request:
+        if (key not in done and len(done) < MAX_SHRINK and "real_corpus" not in d.request
+                and "!invalid#" not in d.case_id):
             done[key] = shrink(d.tool_id, d.request, _still_fails(d))
         reproducer = done.get(key)
         shrunk.append(replace(d, reproducer=reproducer))
