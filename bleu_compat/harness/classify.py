@@ -388,8 +388,10 @@ def _stage_strategies(tool_id: str, request: dict[str, Any]) -> list[Any]:
             out["hypotheses"] = [request["hypotheses"][i] for i in keep]
             refs = []
             for i in keep:
-                rs = [r for r in request["references"][i] if draw(st.booleans())]
-                refs.append(rs)
+                # every kept segment keeps one reference (a segment needs one to be valid)
+                own = request["references"][i]
+                first = draw(st.integers(0, len(own) - 1))
+                refs.append([r for k, r in enumerate(own) if k == first or draw(st.booleans())])
             out["references"] = refs
             return out
 
@@ -454,6 +456,43 @@ def _stage_strategies(tool_id: str, request: dict[str, Any]) -> list[Any]:
     return [brevity()]
 
 
+def _drop_one_by_one(request: dict[str, Any], predicate: Callable[[dict[str, Any]], bool]) -> dict[str, Any]:
+    """Greedy last pass over a corpus request: drop each segment, then each reference, then
+    each token, keeping every drop after which ``predicate`` still holds (hypothesis' shrinker
+    can stop with a few removable segments left)."""
+    current = request
+
+    def attempt(candidate: dict[str, Any]) -> bool:
+        nonlocal current
+        if predicate(candidate):
+            current = candidate
+            return True
+        return False
+
+    for i in reversed(range(len(current["hypotheses"]))):
+        attempt(dict(current, hypotheses=current["hypotheses"][:i] + current["hypotheses"][i + 1:],
+                     references=current["references"][:i] + current["references"][i + 1:]))
+    for i in range(len(current["references"])):
+        for k in reversed(range(len(current["references"][i]))):
+            refs = current["references"][i]
+            if len(refs) > 1:
+                attempt(dict(current, references=current["references"][:i]
+                             + [refs[:k] + refs[k + 1:]] + current["references"][i + 1:]))
+    for i in range(len(current["hypotheses"])):
+        for k in reversed(range(len(current["hypotheses"][i]))):
+            hyp = current["hypotheses"][i]
+            attempt(dict(current, hypotheses=current["hypotheses"][:i] + [hyp[:k] + hyp[k + 1:]]
+                         + current["hypotheses"][i + 1:]))
+        for j in range(len(current["references"][i])):
+            for k in reversed(range(len(current["references"][i][j]))):
+                refs = current["references"][i]
+                ref = refs[j]
+                new_refs = refs[:j] + [ref[:k] + ref[k + 1:]] + refs[j + 1:]
+                attempt(dict(current, references=current["references"][:i] + [new_refs]
+                             + current["references"][i + 1:]))
+    return current
+
+
 def shrink(
     tool_id: str,
     request: dict[str, Any],
@@ -466,8 +505,10 @@ def shrink(
     Each stage searches reductions of the current request with
     ``hypothesis.find`` (which then shrinks what it found); a stage that
     finds nothing keeps the request as it is. The stages run a second time
-    when the first round changed the request (a lower ``max_order`` found by
-    the last stage can let the first stages drop more). Only requests that pass
+    again while a round changes the request (at most three rounds: a lower
+    ``max_order`` found by the last stage can let the first stages drop more),
+    and a corpus request then gets a greedy pass dropping each segment,
+    reference and token that is not needed (:func:`_drop_one_by_one`). Only requests that pass
     :func:`bleu_compat.tools.validate_request` count.
 
     Returns:
@@ -493,7 +534,7 @@ def shrink(
     )
     current = request
     stages = 3 if tool_id == "bleu-corpus-compute" else 1
-    for _round in range(2):  # a later stage (a lower max_order) can let an earlier one drop more
+    for _round in range(3):  # a later stage (a lower max_order) can let an earlier one drop more
         before = current
         for stage in range(stages):
             strategy = _stage_strategies(tool_id, current)[stage]
@@ -503,4 +544,6 @@ def shrink(
                 continue
         if current == before:
             break
+    if tool_id == "bleu-corpus-compute" and current is not request:
+        current = _drop_one_by_one(current, predicate)
     return validate_request(tool_id, current) if current is not request else request
