@@ -59,7 +59,6 @@ import hashlib
 import importlib
 import importlib.util
 import inspect
-import math
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -84,7 +83,7 @@ _STATS_ALIASES = {
     "matches": ("matches", "counts", "correct"),
     "totals": ("totals", "total"),
     "candidate_length": ("candidate_length", "hyp_len", "sys_len", "translation_length"),
-    "reference_length": ("reference_length", "ref_len", "reference_length"),
+    "reference_length": ("reference_length", "ref_len"),
 }
 _SCORE_FIELDS = ("bleu", "brevity_penalty", "candidate_length", "reference_length", "matches",
                  "totals", "smoothed_matches", "smoothed_totals", "orders_used", "max_order")
@@ -388,8 +387,3 @@ def resolve(implementation: str) -> Implementation:
     if implementation in _REGISTRY:
         return _REGISTRY[implementation]
     return load(implementation)
-
-
-def finite(x: Any) -> bool:
-    """True for a finite number (helper for ULP measurements)."""
-    return _is_number(x) and math.isfinite(x)
