@@ -263,10 +263,13 @@ def to_html(report: dict[str, Any]) -> str:
     for k, u in enumerate(report["unexpected"]):
         near = u.get("nearest")
         near_text = ""
-        if near:
-            near_text = (f"<p>Nearest dialect ({_e(near.get('dialect') or '')} "
-                         f"{_e(' + '.join(near.get('entries') or []) or 'the card')}) gives "
-                         f"{_e(near.get('value'))}.</p>")
+        if near and near.get("entries"):
+            dialect = f"{near['dialect']} with " if near.get("dialect") else ""
+            near_text = (f"<p>No dialect reproduces it; the nearest, {_e(dialect)}"
+                         f"{_e(' + '.join(near['entries']))}, gives {_e(near.get('value'))}.</p>")
+        elif near:
+            near_text = ("<p>No dialect reproduces it; the nearest is the card itself "
+                         f"({_e(near.get('value'))}).</p>")
         body.append(
             f'<div class="case" id="unexpected-{k}"><p><b>{_e(u["case_id"])}</b> '
             f'{_e(u["implementation"])} <code>{_e(u["field"])}</code>: card {_e(u["card_value"])}, '
