@@ -140,6 +140,7 @@ def assert_bleu_parity(
             UNEXPECTED with the nearest dialect's value).
         ImplementationError: ``fn`` is not callable or declares no signature.
     """
+    __tracebackhide__ = True  # pytest shows the user's test line, not this helper's body
     message = parity_failure(fn, signature, scale=scale, max_examples=max_examples, allow=allow,
                              derandomize=derandomize)
     if message is not None:
