@@ -192,3 +192,23 @@ def test_compare_html_waterfall(tmp_path: Path) -> None:
     assert drawn > 0.03
     assert any(_near(c, "#d62728") for c in colours) and any(_near(c, "#4c9a2a") for c in colours)
     assert "tokenization" in dom and "3, 17" in dom and "-1.500000" in dom
+
+
+def test_score_html_needs_compare(tmp_path: Path) -> None:
+    """score --html without --compare is a usage error (exit 2), and nothing is written."""
+    base = ROOT / "fixtures" / "real" / "nltk-wmt15-100"
+    out = tmp_path / "x.html"
+    proc = subprocess.run(
+        [sys.executable, "-m", "bleu_compat", "score", str(base / "sys.google.tok.txt"),
+         str(base / "ref.A.tok.txt"), "--html", str(out)], capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 2 and "--compare" in proc.stderr and not out.exists()
+
+
+def test_score_html_unwritable(tmp_path: Path) -> None:
+    """An --html path in a missing directory: exit 2 with the reason, no traceback."""
+    base = ROOT / "fixtures" / "real" / "nltk-wmt15-100"
+    proc = subprocess.run(
+        [sys.executable, "-m", "bleu_compat", "score", str(base / "sys.google.tok.txt"),
+         str(base / "ref.A.tok.txt"), "--compare", "--html", str(tmp_path / "no" / "x.html")],
+        capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 2 and "cannot write" in proc.stderr and "Traceback" not in proc.stderr
