@@ -95,7 +95,7 @@ td.n{text-align:right;font-variant-numeric:tabular-nums}
 .unexpected{color:#d62728;font-weight:bold}.ok{color:#4c9a2a}
 pre{background:#f6f6f6;padding:.5em;overflow-x:auto;font-size:.8em;max-height:24em}
 figure.chart{margin:1em 0}figure.chart svg{max-width:100%;height:auto}
-figcaption{font-size:.8em;color:#555}
+figcaption{font-size:.8em;color:#555}.scroll{overflow-x:auto;max-width:100%}
 .case{border-left:4px solid #d62728;padding-left:1em;margin:1em 0}
 """
 
@@ -107,14 +107,14 @@ def _page(title: str, body: list[str]) -> str:
 
 
 def _table(head: Sequence[str], rows: Sequence[Sequence[Any]], numeric: Sequence[int] = ()) -> str:
-    out = ["<table><thead><tr>" + "".join(f"<th>{_e(h)}</th>" for h in head) + "</tr></thead><tbody>"]
+    out = ['<div class="scroll"><table><thead><tr>' + "".join(f"<th>{_e(h)}</th>" for h in head) + "</tr></thead><tbody>"]
     for row in rows:
         cells = []
         for i, cell in enumerate(row):
             cls = ' class="n"' if i in numeric else ""
             cells.append(f"<td{cls}>{cell if isinstance(cell, _Raw) else _e(cell)}</td>")
         out.append("<tr>" + "".join(cells) + "</tr>")
-    return "".join(out) + "</tbody></table>"
+    return "".join(out) + "</tbody></table></div>"
 
 
 class _Raw(str):
