@@ -81,8 +81,8 @@ class TestRefusedBeforeRunning:
         assert "cannot write reports" in err and "internal error" not in err
 
     def test_nothing_to_check(self, capsys: pytest.CaptureFixture[str]) -> None:
-        """--cases 0 --no-real would check nothing: a usage error, not a green run."""
-        assert main(["crosscheck", "--cases", "0", "--no-real"]) == 2
+        """--cases 0 --invalid 0 --no-real would check nothing: a usage error, not a green run."""
+        assert main(["crosscheck", "--cases", "0", "--invalid", "0", "--no-real"]) == 2
         assert "nothing to check" in capsys.readouterr().err
 
     @pytest.mark.parametrize("baseline", [

@@ -18,9 +18,10 @@ from typing import Any
 from bleu_compat.catalog import ENTRIES, CatalogEntry
 from bleu_compat.jsonio import dumps_js
 
-__all__ = ["register", "render_markdown", "DEFAULT_OUT"]
+__all__ = ["register", "render_markdown", "render_json", "DEFAULT_OUT", "JSON_FORMAT"]
 
 DEFAULT_OUT = "reports/divergences.md"
+JSON_FORMAT = "bleu-compat-catalog/1"
 
 
 def register(subparsers: Any) -> None:
@@ -35,7 +36,9 @@ def register(subparsers: Any) -> None:
             "file is missing or stale."
         ),
     )
-    p.add_argument("--out", metavar="FILE", help="write the Markdown to FILE")
+    p.add_argument("--out", metavar="FILE", help="write the Markdown (or JSON) to FILE")
+    p.add_argument("--format", "-f", choices=("markdown", "json"), default="markdown",
+                   help="markdown (default) or json: every entry as data")
     p.add_argument("--check", action="store_true",
                    help=f"exit 1 if FILE (default {DEFAULT_OUT}) differs from a fresh rendering")
     p.set_defaults(func=cmd_catalog)
@@ -135,8 +138,35 @@ def render_markdown() -> str:
     return "\n".join(lines).rstrip("\n") + "\n"
 
 
+def render_json() -> dict[str, Any]:
+    """The catalog as data (``bleu-compat-catalog/1``; deterministic for given library versions).
+
+    Each entry has every :class:`~bleu_compat.harness.dialect.CatalogEntry` field
+    except ``facts`` (code), plus ``command``: the shell command running its
+    reproducer through ours. Values are on the card's 0–1 scale.
+    """
+    entries = []
+    for e in ENTRIES:
+        entries.append({
+            "id": e.id, "library": e.library, "verified": list(e.verified), "tool_id": e.tool_id,
+            "fields": list(e.fields), "modes": list(e.modes), "title": e.title,
+            "explanation": e.explanation, "reproducer": e.reproducer,
+            "reproducer_field": e.reproducer_field, "card_value": e.card_value,
+            "library_value": e.library_value, "library_code": e.library_code,
+            "library_prints": e.library_prints, "tags": list(e.tags),
+            "command": f"bleu-compat run {e.tool_id} <<'EOF'\n{dumps_js(e.reproducer)}\nEOF",
+        })
+    return {"format": JSON_FORMAT,
+            "versions": {"sacrebleu": _version("sacrebleu"), "nltk": _version("nltk")},
+            "entries": entries}
+
+
 def cmd_catalog(args: argparse.Namespace) -> int:
-    text = render_markdown()
+    if args.format == "json" and args.check:
+        print("bleu-compat catalog: --check compares the Markdown file; it takes no --format json",
+              file=sys.stderr)
+        return 2
+    text = render_markdown() if args.format == "markdown" else dumps_js(render_json(), indent=2) + "\n"
     if args.check:
         path = Path(args.out or DEFAULT_OUT)
         try:

@@ -27,7 +27,8 @@ from typing import Any
 from bleu_compat.jsonio import dumps_js
 from bleu_compat.tools import TOOL_IDS
 
-__all__ = ["register", "cmd_crosscheck", "run_report", "write_reports", "usage", "unwritable_dir"]
+__all__ = ["register", "cmd_crosscheck", "run_report", "write_reports", "usage", "unwritable_dir",
+           "add_impl_argument", "resolve_impls"]
 
 
 def register(subparsers: Any) -> None:
@@ -58,7 +59,34 @@ def register(subparsers: Any) -> None:
                    help="report directory (default out/crosscheck)")
     p.add_argument("--workers", type=int, default=None, help="processes (default: available cores)")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
+    add_impl_argument(p)
+    p.add_argument("--no-html", action="store_true", help="do not write crosscheck.html")
     p.set_defaults(func=cmd_crosscheck)
+
+
+def add_impl_argument(p: Any) -> None:
+    """The ``--impl SPEC`` option shared by crosscheck, gate and explain."""
+    p.add_argument(
+        "--impl", action="append", default=None, metavar="SPEC",
+        help="check your own BLEU instead of ours and the libraries: MODULE:CALLABLE, "
+             "FILE.py:CALLABLE or an entry point of group bleu_compat.implementations, declared "
+             "with a signature (tokens->score, tokens->stats, stats->score); repeatable")
+
+
+def resolve_impls(specs: list[str] | None) -> tuple[tuple[str, ...] | None, str | None]:
+    """The implementation ids of ``--impl`` specs (None without them), or a usage message."""
+    if not specs:
+        return None, None
+    from bleu_compat.implementations import ImplementationError, impl_id, load
+
+    ids = []
+    for spec in specs:
+        try:
+            load(spec)
+        except ImplementationError as exc:
+            return None, f"--impl {spec}: {exc}"
+        ids.append(impl_id(spec))
+    return tuple(dict.fromkeys(ids)), None
 
 
 def usage(message: str) -> int:
@@ -79,11 +107,18 @@ def unwritable_dir(path: Path) -> str | None:
 
 
 def run_report(seed: int, cases: dict[str, int], real: bool, workers: int | None,
-               show_progress: bool, invalid: dict[str, int] | None = None
+               show_progress: bool, invalid: dict[str, int] | None = None,
+               implementations: tuple[str, ...] | None = None,
                ) -> tuple[dict[str, Any], float]:
-    """Run a crosscheck and build its JSON report; returns (report, wall seconds)."""
+    """Run a crosscheck and build its JSON report; returns (report, wall seconds).
+
+    ``implementations`` default to ours and every library mode (``--impl``: users' callables).
+    """
     from bleu_compat.harness.report import build_report, versions_now
+    from bleu_compat.harness.classify import IMPLEMENTATIONS
     from bleu_compat.harness.run import REAL_SETS, run_crosscheck
+
+    impls = implementations or IMPLEMENTATIONS
 
     logging.getLogger("sacrebleu").setLevel(logging.ERROR)
     real_sets = REAL_SETS if real else ()
@@ -96,16 +131,20 @@ def run_report(seed: int, cases: dict[str, int], real: bool, workers: int | None
                       transient=False, console=None) as bar:
             task = bar.add_task("cases", total=total)
             tally = run_crosscheck(seed=seed, cases=cases, real_sets=real_sets, workers=workers,
-                                   progress=lambda n: bar.advance(task, n), invalid=invalid)
+                                   progress=lambda n: bar.advance(task, n), invalid=invalid,
+                                   implementations=impls)
     else:
         tally = run_crosscheck(seed=seed, cases=cases, real_sets=real_sets, workers=workers,
-                               invalid=invalid)
+                               invalid=invalid, implementations=impls)
     elapsed = time.perf_counter() - start
     versions = {**versions_now(), **tally.versions}
-    return build_report(tally, seed=seed, cases=cases, versions=versions), elapsed
+    return build_report(tally, seed=seed, cases=cases, versions=versions,
+                        implementations=impls), elapsed
 
 
-def write_reports(report: dict[str, Any], out: Path, elapsed: float, command: str) -> None:
+def write_reports(report: dict[str, Any], out: Path, elapsed: float, command: str,
+                  html: bool = True) -> None:
+    """Write crosscheck.{json,md,junit.xml,timing.json} and (``html``, with matplotlib) crosscheck.html."""
     from bleu_compat.harness.report import to_junit, to_markdown
 
     out.mkdir(parents=True, exist_ok=True)
@@ -115,6 +154,13 @@ def write_reports(report: dict[str, Any], out: Path, elapsed: float, command: st
     (out / "crosscheck.timing.json").write_text(
         json.dumps({"wall_seconds": round(elapsed, 2), "command": command}, indent=2) + "\n",
         encoding="utf-8")
+    if html:
+        from bleu_compat.harness.html import HtmlUnavailable, to_html
+
+        try:
+            (out / "crosscheck.html").write_text(to_html(report), encoding="utf-8")
+        except HtmlUnavailable as exc:
+            print(f"bleu-compat: crosscheck.html not written: {exc}", file=sys.stderr)
 
 
 def _summary(report: dict[str, Any], out: Path | None, elapsed: float) -> None:
@@ -137,7 +183,7 @@ def _summary(report: dict[str, Any], out: Path | None, elapsed: float) -> None:
           + "".join(f"{'; ' if i == 0 else ', '}{e} {row['count']}"
                     for i, (e, row) in enumerate(report["entries"].items())))
     print(f"UNEXPECTED: {report['unexpected_count']}; wall time {elapsed:.1f} s"
-          + (f"; reports in {out}/crosscheck.{{json,md,junit.xml}}" if out else ""))
+          + (f"; reports in {out}/crosscheck.{{json,md,junit.xml,html}}" if out else ""))
     for u in report["unexpected"][:5]:
         print(f"  UNEXPECTED {u['case_id']} {u['implementation']} {u['field']}: "
               f"card {u['card_value']!r}, got {u['library_value']!r}")
@@ -162,6 +208,16 @@ def cmd_crosscheck(args: argparse.Namespace) -> int:
         return usage(f"--cases={args.cases} must be >= 0")
     if args.workers is not None and args.workers < 1:
         return usage(f"--workers={args.workers} must be >= 1")
+    impls, problem = resolve_impls(args.impl)
+    if problem:
+        return usage(problem)
+    if impls is not None and args.tools == ",".join(TOOL_IDS):
+        from bleu_compat.implementations import resolve
+
+        served = {resolve(i).tool_id for i in impls}
+        tools = [t for t in tools if t in served]
+        if "bleu-corpus-compute" not in served:
+            args.no_real = True  # the real corpora are bleu-corpus-compute requests
     cases = {t: (DEFAULT_CASES[t] if args.cases is None else args.cases) for t in tools}
     if args.invalid is not None and args.invalid < 0:
         return usage(f"--invalid={args.invalid} must be >= 0")
@@ -173,7 +229,10 @@ def cmd_crosscheck(args: argparse.Namespace) -> int:
     if problem:
         return usage(problem)
     progress = not args.no_progress and sys.stderr.isatty()
-    report, elapsed = run_report(args.seed, cases, not args.no_real, args.workers, progress, invalid)
-    write_reports(report, out, elapsed, " ".join(sys.argv))
+    if impls:  # Invalid requests test ours' refusals: a run of users' implementations sends none.
+        invalid = {}
+    report, elapsed = run_report(args.seed, cases, not args.no_real, args.workers, progress, invalid,
+                                 implementations=impls)
+    write_reports(report, out, elapsed, " ".join(sys.argv), html=not args.no_html)
     _summary(report, out, elapsed)
     return 1 if report["unexpected_count"] else 0

@@ -41,6 +41,9 @@ def register(subparsers: Any) -> None:
     p.add_argument("tool", metavar="TOOL", help="one of: " + ", ".join(TOOL_IDS))
     p.add_argument("file", metavar="FILE", nargs="?", help="request JSON (default: standard input, or -)")
     p.add_argument("--format", "-f", choices=FORMATS, default="text", help="text (default) or json")
+    from bleu_compat.cli.crosscheck import add_impl_argument
+
+    add_impl_argument(p)
     p.set_defaults(func=cmd_explain)
 
 
@@ -57,8 +60,14 @@ def _library_own(impl: str, raw: dict[str, Any] | None, output: dict[str, Any] |
     return None
 
 
-def explain_request(tool_id: str, request: dict[str, Any]) -> dict[str, Any]:
+def explain_request(tool_id: str, request: dict[str, Any],
+                    implementations: tuple[str, ...] | None = None) -> dict[str, Any]:
     """Every implementation on a valid ``request``, classified (JSON-ready data).
+
+    ``implementations`` default to ours and each library mode; ``impl:...`` ids
+    (``--impl``) are users' callables, run on the request without ``decimals``;
+    their ``dialect`` names the library dialect that reproduces them (or, when
+    UNEXPECTED, the nearest one).
 
     Returns:
         ``{"tool", "request", "card", "versions", "implementations": [...],
@@ -76,13 +85,14 @@ def explain_request(tool_id: str, request: dict[str, Any]) -> dict[str, Any]:
     logging.getLogger("sacrebleu").setLevel(logging.ERROR)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        result = evaluate(tool_id, "explain", request, keep_outputs=True)
+        impls = implementations or IMPLEMENTATIONS
+        result = evaluate(tool_id, "explain", request, keep_outputs=True, implementations=impls)
     by_impl: dict[str, list[Any]] = {}
     for d in result.discrepancies:
         by_impl.setdefault(d.implementation, []).append(d)
-    impls = []
+    impls_out: list[dict[str, Any]] = []
     seen: dict[str, None] = {}
-    for impl in IMPLEMENTATIONS:
+    for impl in impls:
         diffs = by_impl.get(impl, [])
         if impl in result.not_representable:
             verdict = "not representable"
@@ -99,7 +109,7 @@ def explain_request(tool_id: str, request: dict[str, Any]) -> dict[str, Any]:
                 seen[e] = None
             fields.append({"field": d.field, "card": d.card_value, "value": d.library_value,
                            "ulps": d.ulps, "causes": list(d.entries), "nearest": d.nearest})
-        impls.append({
+        impls_out.append({
             "name": impl,
             "verdict": verdict,
             "output": result.outputs.get(impl),
@@ -109,6 +119,8 @@ def explain_request(tool_id: str, request: dict[str, Any]) -> dict[str, Any]:
             "not_representable": result.not_representable.get(impl),
             "fields": fields,
         })
+        if impl.startswith("impl:"):
+            impls_out[-1]["dialect"] = getattr(rep, "dialect", None)
     entries = {}
     for e_id in seen:
         e = catalog.entry(e_id)
@@ -118,9 +130,9 @@ def explain_request(tool_id: str, request: dict[str, Any]) -> dict[str, Any]:
         "request": request,
         "card": result.truth.expected,
         "versions": dict(sorted(result.versions.items())),
-        "implementations": impls,
+        "implementations": impls_out,
         "entries": entries,
-        "unexpected": any(i["verdict"] == "UNEXPECTED" for i in impls),
+        "unexpected": any(i["verdict"] == "UNEXPECTED" for i in impls_out),
     }
 
 
@@ -133,12 +145,15 @@ def _short(value: Any) -> str:
 
 def _text(doc: dict[str, Any]) -> str:
     versions = ", ".join(f"{k} {v}" for k, v in doc["versions"].items())
-    lines = [f"bleu-compat explain {doc['tool']} ({versions}); values in the card's units (0-1 scale)",
+    lines = [f"bleu-compat explain {doc['tool']}" + (f" ({versions})" if versions else "")
+             + "; values in the card's units (0-1 scale)",
              f"card: {_short(doc['card'])}", ""]
     for impl in doc["implementations"]:
         head = f"{impl['name']}: {impl['verdict']}"
         if impl["verdict"] == "explained":
             head += " by " + " + ".join(impl["reproduced_by"])
+            if impl.get("dialect"):
+                head += f" (it behaves as the {impl['dialect']} dialect)"
         if impl["library_value"]:
             head += f"; the library's own {impl['library_value']}"
         lines.append(head)
@@ -190,6 +205,12 @@ def cmd_explain(args: argparse.Namespace) -> int:
     except ToolError as exc:
         print(dumps_js(exc.to_dict()))
         return 2
-    doc = explain_request(args.tool, request)
+    from bleu_compat.cli.crosscheck import resolve_impls
+
+    impls, problem = resolve_impls(args.impl)
+    if problem:
+        print(f"bleu-compat: {problem}", file=sys.stderr)
+        return 2
+    doc = explain_request(args.tool, request, impls)
     print(dumps_js(doc, indent=2) if args.format == "json" else _text(doc))
     return 1 if doc["unexpected"] else 0

@@ -15,16 +15,31 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from bleu_compat.cli.crosscheck import run_report, unwritable_dir, usage, write_reports
+from bleu_compat.cli.crosscheck import (
+    add_impl_argument, resolve_impls, run_report, unwritable_dir, usage, write_reports,
+)
+from bleu_compat.jsonio import dumps_js
 from bleu_compat.tools import TOOL_IDS
 
-__all__ = ["register", "baseline_of", "gate_diff", "GATE_CASES", "cmd_gate"]
+__all__ = ["register", "baseline_of", "gate_diff", "GATE_CASES", "GATE_FORMAT", "cmd_gate"]
 
 #: Cases per tool of the gate's run (with the real corpora, well under a minute).
 GATE_CASES = 120
 #: Invalid requests per tool sent to ours in the gate's run (a limit off by one fails the gate).
 GATE_INVALID = 60
 BASELINE_FORMAT = "bleu-compat-baseline/1"
+#: ``gate --format json``'s document
+GATE_FORMAT = "bleu-compat-gate/1"
+
+
+def _tools_of(impls: tuple[str, ...] | None) -> tuple[str, ...]:
+    """The tools a gate run covers: all three, or those users' implementations answer."""
+    if not impls or not all(i.startswith("impl:") for i in impls):
+        return TOOL_IDS
+    from bleu_compat.implementations import resolve
+
+    served = {resolve(i).tool_id for i in impls}
+    return tuple(t for t in TOOL_IDS if t in served)
 
 
 def register(subparsers: Any) -> None:
@@ -44,6 +59,9 @@ def register(subparsers: Any) -> None:
     p.add_argument("--out", default=None, metavar="DIR", help="also write the run's reports here")
     p.add_argument("--workers", type=int, default=None, help="processes (default: available cores)")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
+    p.add_argument("--format", "-f", choices=("text", "json"), default="text",
+                   help="text (default) or json: the verdict, the problems and the reproducers as data")
+    add_impl_argument(p)
     p.set_defaults(func=cmd_gate)
 
 
@@ -101,12 +119,25 @@ def baseline_of(report: dict[str, Any]) -> dict[str, Any]:
         "unexpected_count": report["unexpected_count"],
         "kinds": sorted(set(kinds)),
         "real_scores": {r["name"]: r["scores"] for r in report["real"]},
+        **_implementations_of(report),
     }
+
+
+def _implementations_of(report: dict[str, Any]) -> dict[str, Any]:
+    # Only a run of users' implementations (--impl) records them: a baseline of ours
+    # and the libraries stays as it was.
+    impls = report.get("implementations") or []
+    if any(i.startswith("impl:") for i in impls):
+        return {"implementations": list(impls)}
+    return {}
 
 
 def gate_diff(baseline: dict[str, Any], current: dict[str, Any]) -> list[str]:
     """Readable reasons the gate fails (empty: pass)."""
     problems: list[str] = []
+    if baseline.get("implementations") != current.get("implementations"):
+        problems.append(f"~ implementations differ: baseline {baseline.get('implementations') or 'default'}"
+                        f", this run {current.get('implementations') or 'default'}")
     if current["unexpected_count"]:
         problems.append(f"+ {current['unexpected_count']} UNEXPECTED difference(s) (baseline: "
                         f"{baseline.get('unexpected_count', 0)})")
@@ -166,22 +197,47 @@ def cmd_gate(args: argparse.Namespace) -> int:
         elapsed = 0.0
     else:
         seed = baseline["seed"] if baseline else 0
-        cases = baseline["cases"] if baseline else {t: GATE_CASES for t in TOOL_IDS}
+        impls, problem = resolve_impls(args.impl or (baseline or {}).get("implementations"))
+        if problem:
+            return usage(problem)
+        cases = baseline["cases"] if baseline else {t: GATE_CASES for t in _tools_of(impls)}
         progress = not args.no_progress and sys.stderr.isatty()
         report, elapsed = run_report(seed, cases, True, args.workers, progress,
-                                     {t: GATE_INVALID for t in cases})
+                                     None if impls else {t: GATE_INVALID for t in cases},
+                                     implementations=impls)
         if args.out:
             write_reports(report, Path(args.out), elapsed, " ".join(sys.argv))
     current = baseline_of(report)
     if args.update:
         baseline_path.parent.mkdir(parents=True, exist_ok=True)
         baseline_path.write_text(json.dumps(current, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
-        print(f"bleu-compat gate: baseline written to {baseline_path} ({len(current['kinds'])} kinds, "
-              f"{current['unexpected_count']} UNEXPECTED)")
+        if args.format == "json":
+            print(dumps_js({"format": GATE_FORMAT, "result": "updated", "baseline": str(baseline_path),
+                            "kinds": len(current["kinds"]),
+                            "unexpected_count": current["unexpected_count"]}, indent=2))
+        else:
+            print(f"bleu-compat gate: baseline written to {baseline_path} ({len(current['kinds'])} kinds, "
+                  f"{current['unexpected_count']} UNEXPECTED)")
         return 0
     assert baseline is not None
     problems = gate_diff(baseline, current)
     failing = [p for p in problems if not p.startswith("(")]
+    if args.format == "json":
+        print(dumps_js({
+            "format": GATE_FORMAT,
+            "result": "fail" if failing else "pass",
+            "baseline": str(baseline_path),
+            "problems": [p for p in problems if not p.startswith("(")],
+            "notes": [p for p in problems if p.startswith("(")],
+            "kinds": len(current["kinds"]),
+            "real_corpora": len(current["real_scores"]),
+            "unexpected_count": current["unexpected_count"],
+            "unexpected": [{k: u.get(k) for k in ("case_id", "implementation", "field", "card_value",
+                                                  "library_value", "reproducer", "command")}
+                           for u in report.get("unexpected", [])],
+            "seconds": round(elapsed, 2) if elapsed else None,
+        }, indent=2))
+        return 1 if failing else 0
     for u in report.get("unexpected", [])[:5]:
         if u.get("command"):
             failing.append(f"  reproducer for {u['implementation']} {u['field']}:\n    "

@@ -103,6 +103,11 @@ def register(subparsers: Any) -> None:
         ),
     )
     p.add_argument(
+        "--html", metavar="FILE",
+        help="with --compare: also write the comparison as one self-contained HTML page "
+        "(charts drawn offline; needs matplotlib: pip install 'bleu-compat[html]')",
+    )
+    p.add_argument(
         "--segments", metavar="FILE.jsonl",
         help=(
             "write per-segment sufficient statistics, one JSON object per line: system, "
@@ -376,6 +381,8 @@ def cmd_score(args: argparse.Namespace) -> int:
         except OSError as exc:
             return _fail(f"cannot write {args.segments}: {exc.strerror or exc}")
 
+    if getattr(args, "html", None) and not args.compare:
+        return _fail("--html writes the --compare report: give --compare too")
     comparisons: list[Any] = []
     versions: dict[str, str] = {}
     if args.compare:
@@ -422,7 +429,29 @@ def cmd_score(args: argparse.Namespace) -> int:
             print(_markdown(rows) if fmt == "markdown" else _aligned(rows))
         if args.compare:
             print(_compare_text(comparisons, versions, fmt == "markdown"))
+    if getattr(args, "html", None):
+        status = _write_compare_html(args.html, names, comparisons, versions)
+        if status:
+            return status
     return 1 if any(c.unexpected for c in comparisons) else 0
+
+
+def _write_compare_html(path: str, names: list[str], comparisons: list[Any],
+                        versions: dict[str, str]) -> int:
+    """Write ``score --compare --html FILE``; 0, or 2 (message on stderr) when it cannot."""
+    from bleu_compat.harness.html import HtmlUnavailable, compare_to_html
+
+    doc = {"versions": versions,
+           "systems": [{"name": n, "compare": _compare_json(c)} for n, c in zip(names, comparisons)]}
+    try:
+        text = compare_to_html(doc)
+        with open(path, "w", encoding="utf-8") as handle:
+            handle.write(text)
+    except HtmlUnavailable as exc:
+        return _fail(f"--html: {exc}")
+    except OSError as exc:
+        return _fail(f"cannot write {path}: {exc.strerror or exc}")
+    return 0
 
 
 def _csv(names: list[str], results: list[BleuResult], comparisons: list[Any], max_order: int) -> str:

@@ -35,6 +35,8 @@ from .truth import FLOAT_FIELDS, Truth, truth
 __all__ = [
     "IMPLEMENTATIONS",
     "CaseResult",
+    "DialectMatch",
+    "classify_impl",
     "evaluate",
     "evaluate_invalid",
     "shrink",
@@ -147,6 +149,9 @@ def evaluate(
                 for f in FLOAT_FIELDS if f in unrounded and isinstance(unrounded[f], (int, float))
             }
             continue
+        if impl.startswith("impl:"):
+            _evaluate_impl(result, impl, keep_outputs)
+            continue
         library, mode = impl.split("/")
         try:
             ar = adapter(library, mode, tool_id, request)
@@ -193,6 +198,117 @@ def evaluate(
             # card's quantity (its only differences are floating-point order).
             result.ulps_vs_exact[impl] = _library_ulps(ar.output, the_truth, has_decimals)
     return result
+
+
+@dataclass(frozen=True)
+class DialectMatch:
+    """How a user's implementation (``impl:...``) relates to the known dialects.
+
+    Attributes:
+        reproduction: the :class:`~bleu_compat.harness.dialect.Reproduction` of
+            the dialect that reproduces it (or, UNEXPECTED, of the nearest one).
+        dialect: ``"<library>/<mode>"`` of that dialect (None: the card itself
+            is nearest).
+    """
+
+    reproduction: Any
+    dialect: str | None
+
+    @property
+    def entries(self) -> tuple[str, ...] | None:
+        """The smallest reproducing entry set (None: UNEXPECTED)."""
+        return self.reproduction.entries
+
+    @property
+    def explained(self) -> bool:
+        """True when some dialect reproduces every returned field bit for bit."""
+        return self.reproduction.explained
+
+
+def classify_impl(tool_id: str, request: dict[str, Any], expected: dict[str, Any],
+                  output: dict[str, Any]) -> DialectMatch:
+    """Which known dialect, if any, gives a user's implementation's ``output``.
+
+    Tries each library's dialect (:data:`bleu_compat.catalog.MODELS`) in each
+    mode with the entry sets of :func:`bleu_compat.catalog.entries_for`
+    (smallest set first, :func:`~bleu_compat.harness.dialect.reproduce`), on
+    the fields ``output`` has only. The smallest reproducing set wins (ties:
+    library order, then mode order); when none reproduces, the nearest one
+    (fewest wrong fields, then smallest set) is kept for the report.
+
+    Args:
+        tool_id: the card; request: the valid request (without ``decimals``).
+        expected: the card's output on it; output: the implementation's fields
+            (card units, 0–1 scale); an exception is ``{"error": "Type: message"}``.
+    """
+    from bleu_compat import catalog
+    from bleu_compat.harness.dialect import reproduce
+
+    fields = [f for f in output if f in expected]
+    sub_expected = {f: expected[f] for f in fields}
+    best: DialectMatch | None = None
+    nearest: tuple[int, int, DialectMatch] | None = None
+    for library in LIBRARIES:
+        for mode in MODES:
+            rep = reproduce(catalog.entries_for(library, tool_id, mode), catalog.MODELS[library],
+                            tool_id, mode, request, sub_expected, output)
+            match = DialectMatch(rep, f"{library}/{mode}")
+            if rep.explained:
+                if best is None or len(rep.entries) < len(best.entries or ()):
+                    best = match
+            else:
+                key = (len(rep.unreproduced), len(rep.nearest))
+                if nearest is None or key < nearest[:2]:
+                    nearest = (*key, match)
+    if best is not None:
+        return best
+    assert nearest is not None
+    if not nearest[2].reproduction.nearest:  # the card itself is nearest: no dialect to name
+        return DialectMatch(nearest[2].reproduction, None)
+    return nearest[2]
+
+
+def _evaluate_impl(result: CaseResult, impl: str, keep_outputs: bool) -> None:
+    """Run a user's implementation on ``result.request`` (without ``decimals``) and classify it."""
+    from bleu_compat.implementations import NotRepresentableForImpl, resolve
+
+    tool_id, case_id, request = result.tool_id, result.case_id, result.request
+    implementation = resolve(impl)
+    plain = _without_decimals(request)
+    the_truth = truth(tool_id, plain) if "decimals" in request else result.truth
+    expected = the_truth.expected
+    try:
+        output = implementation.to_card_units(implementation.call(tool_id, plain), expected.get("bleu"))
+    except NotRepresentableForImpl as exc:
+        result.not_representable[impl] = str(exc)
+        return
+    except Exception as exc:  # the user's code raised: a finding, not a crash
+        output = {"error": f"{type(exc).__name__}: {exc}"}
+    if keep_outputs:
+        result.outputs[impl] = output
+    if "error" in output:
+        diffs = [FieldDiff("error", None, output["error"])]
+    else:
+        diffs = compare_outputs({f: expected[f] for f in output if f in expected}, output)
+    bleu = output.get("bleu")
+    if isinstance(bleu, float) and bleu == bleu and bleu not in (float("inf"), float("-inf")):
+        result.ulps_vs_exact[impl] = {"bleu": ulp_distance(bleu, the_truth.exact["bleu"])}
+    if not diffs:
+        return
+    match = classify_impl(tool_id, plain, expected, output)
+    result.reproductions[impl] = match
+    rep = match.reproduction
+    for d in diffs:
+        if rep.explained:
+            causes, nearest = rep.causes.get(d.field, rep.entries or ()), None
+        else:
+            causes = ()
+            out = rep.nearest_output or {}
+            nearest = {"entries": list(rep.nearest), "dialect": match.dialect,
+                       "value": out.get(d.field), "reproduced": d.field not in rep.unreproduced}
+        result.discrepancies.append(Discrepancy(
+            tool_id, case_id, impl, d.field, d.expected, d.actual, d.ulps, tuple(causes),
+            plain, reproduced_by=rep.entries, nearest=nearest))
 
 
 def evaluate_invalid(
@@ -271,8 +387,10 @@ def _stage_strategies(tool_id: str, request: dict[str, Any]) -> list[Any]:
             out["hypotheses"] = [request["hypotheses"][i] for i in keep]
             refs = []
             for i in keep:
-                rs = [r for r in request["references"][i] if draw(st.booleans())]
-                refs.append(rs)
+                # every kept segment keeps one reference (a segment needs one to be valid)
+                own = request["references"][i]
+                first = draw(st.integers(0, len(own) - 1))
+                refs.append([r for k, r in enumerate(own) if k == first or draw(st.booleans())])
             out["references"] = refs
             return out
 
@@ -358,6 +476,48 @@ def _stage_draws(tool_id: str, request: dict[str, Any], stage: int) -> int:
     return 2 * len(request["matches"]) + 6
 
 
+def _drop_one_by_one(request: dict[str, Any], predicate: Callable[[dict[str, Any]], bool],
+                     deadline: float = float("inf")) -> dict[str, Any]:
+    """Greedy last pass over a corpus request: drop each segment, then each reference, then
+    each token, keeping every drop after which ``predicate`` still holds (hypothesis' shrinker
+    can stop with a few removable segments left)."""
+    current = request
+
+    import time
+
+    def attempt(candidate: dict[str, Any]) -> bool:
+        nonlocal current
+        if time.monotonic() > deadline:
+            return False
+        if predicate(candidate):
+            current = candidate
+            return True
+        return False
+
+    for i in reversed(range(len(current["hypotheses"]))):
+        attempt(dict(current, hypotheses=current["hypotheses"][:i] + current["hypotheses"][i + 1:],
+                     references=current["references"][:i] + current["references"][i + 1:]))
+    for i in range(len(current["references"])):
+        for k in reversed(range(len(current["references"][i]))):
+            refs = current["references"][i]
+            if len(refs) > 1:
+                attempt(dict(current, references=current["references"][:i]
+                             + [refs[:k] + refs[k + 1:]] + current["references"][i + 1:]))
+    for i in range(len(current["hypotheses"])):
+        for k in reversed(range(len(current["hypotheses"][i]))):
+            hyp = current["hypotheses"][i]
+            attempt(dict(current, hypotheses=current["hypotheses"][:i] + [hyp[:k] + hyp[k + 1:]]
+                         + current["hypotheses"][i + 1:]))
+        for j in range(len(current["references"][i])):
+            for k in reversed(range(len(current["references"][i][j]))):
+                refs = current["references"][i]
+                ref = refs[j]
+                new_refs = refs[:j] + [ref[:k] + ref[k + 1:]] + refs[j + 1:]
+                attempt(dict(current, references=current["references"][:i] + [new_refs]
+                             + current["references"][i + 1:]))
+    return current
+
+
 def shrink(
     tool_id: str,
     request: dict[str, Any],
@@ -370,8 +530,12 @@ def shrink(
 
     Each stage searches reductions of the current request with
     ``hypothesis.find`` (which then shrinks what it found); a stage that
-    finds nothing keeps the request as it is. Only requests the truth's own
-    checks accept (:func:`bleu_compat.harness.checks.expected_error`) count.
+    finds nothing keeps the request as it is. The stages run again while a
+    round changes the request (at most three rounds: a lower ``max_order``
+    found by the last stage can let the first stages drop more), and a corpus
+    request then gets a greedy pass dropping each segment, reference and token
+    that is not needed (:func:`_drop_one_by_one`). Only requests the truth's
+    own checks accept (:func:`bleu_compat.harness.checks.expected_error`) count.
 
     ``time_budget`` (seconds) bounds the whole search: a request at the card
     limits (50,000 tokens) makes every try slow, and the smallest failing
@@ -408,16 +572,33 @@ def shrink(
         phases=[Phase.generate, Phase.shrink],
     )
     current = request
-    for stage in range(3 if tool_id == "bleu-corpus-compute" else 1):
-        if time.monotonic() > deadline:
+    stages = 3 if tool_id == "bleu-corpus-compute" else 1
+    out_of_time = False
+    for _round in range(3):  # a later stage (a lower max_order) can let an earlier one drop more
+        before = current
+        for stage in range(stages):
+            if time.monotonic() > deadline:
+                out_of_time = True
+                break
+            if _stage_draws(tool_id, current, stage) > MAX_STAGE_DRAWS:
+                continue  # hypothesis' buffer overruns on so many choices: every try is wasted
+            strategy = _stage_strategies(tool_id, current)[stage]
+            try:
+                current = find(strategy, predicate, settings=config)
+            except (NoSuchExample, Unsatisfiable):
+                continue
+            except OutOfTime:
+                out_of_time = True
+                break
+        if current == before or out_of_time:
             break
-        if _stage_draws(tool_id, current, stage) > MAX_STAGE_DRAWS:
-            continue  # hypothesis' buffer overruns on so many choices: every try is wasted
-        strategy = _stage_strategies(tool_id, current)[stage]
-        try:
-            current = find(strategy, predicate, settings=config)
-        except (NoSuchExample, Unsatisfiable):
-            continue
-        except OutOfTime:
-            break
+    if tool_id == "bleu-corpus-compute" and current is not request and not out_of_time:
+
+        def in_time(candidate: dict[str, Any]) -> bool:
+            try:
+                return predicate(candidate)
+            except OutOfTime:
+                return False
+
+        current = _drop_one_by_one(current, in_time, deadline)
     return current

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import json
 import platform
-from typing import Any
+from typing import Any, Sequence
 from xml.etree import ElementTree as ET
 
 from bleu_compat.jsonio import dumps_js
@@ -26,17 +26,25 @@ def _kind_name(tool: str, impl: str, field: str, entries: tuple[str, ...]) -> st
     return f"{tool} | {impl} | {field} | {'+'.join(entries) or 'UNEXPECTED'}"
 
 
-def run_command(tool_id: str, request: dict[str, Any]) -> str:
-    """A shell command that runs ``request`` through ours (``bleu-compat run``).
+def run_command(tool_id: str, request: dict[str, Any], implementation: str = "ours") -> str:
+    """A shell command that runs ``request`` through ours (``bleu-compat run``), or
+    through a user's implementation (``impl:SPEC``: ``bleu-compat explain --impl SPEC``).
 
     An invalid request kept as JSON text (``{"json_text": ...}``) is sent as that text.
     """
     body = request["json_text"] if set(request) == {"json_text"} else dumps_js(request)
+    if implementation.startswith("impl:"):
+        return (f"bleu-compat explain {tool_id} --impl {implementation[len('impl:'):]} "
+                f"<<'EOF'\n{body}\nEOF")
     return f"bleu-compat run {tool_id} <<'EOF'\n{body}\nEOF"
 
 
-def build_report(tally: Tally, *, seed: int, cases: dict[str, int], versions: dict[str, str]) -> dict[str, Any]:
-    """The JSON report of a crosscheck (plain data, deterministic)."""
+def build_report(tally: Tally, *, seed: int, cases: dict[str, int], versions: dict[str, str],
+                 implementations: Sequence[str] | None = None) -> dict[str, Any]:
+    """The JSON report of a crosscheck (plain data, deterministic).
+
+    ``implementations`` are the ones that ran (default: ours and every library mode).
+    """
     from bleu_compat import catalog
 
     entry_counts: dict[str, dict[str, Any]] = {}
@@ -70,14 +78,14 @@ def build_report(tally: Tally, *, seed: int, cases: dict[str, int], versions: di
         repro = d.reproducer if d.reproducer is not None else (
             d.request if "real_corpus" not in d.request else None)
         item["reproducer"] = repro
-        item["command"] = run_command(d.tool_id, repro) if repro is not None else None
+        item["command"] = run_command(d.tool_id, repro, d.implementation) if repro is not None else None
         unexpected.append(item)
     return {
         "format": FORMAT,
         "seed": seed,
         "cases": {t: cases.get(t, 0) for t in sorted(cases)},
         "versions": dict(sorted(versions.items())),
-        "implementations": list(IMPLEMENTATIONS),
+        "implementations": list(implementations or IMPLEMENTATIONS),
         "summary": {t: {i: row for i, row in sorted(rows.items())}
                     for t, rows in sorted(tally.case_outcomes.items())},
         "entries": entries_out,

@@ -1,0 +1,389 @@
+"""Your own BLEU as an implementation the harness checks: ``--impl MODULE:CALLABLE``.
+
+Most BLEU numbers come from a team's own metric code, not from sacreBLEU or
+NLTK. This module wraps such a callable so that ``crosscheck``, ``explain``,
+``gate`` and :func:`bleu_compat.testing.assert_bleu_parity` run it on the
+same card requests as the libraries, compare it field by field with the
+independent truth and classify every difference (SPEC.md §7): identical;
+*reproduced by a known dialect* ("it floors totals like NLTK":
+``NLTK-DENOMINATOR-FLOOR``); or UNEXPECTED, shrunk to a minimal reproducer.
+
+Signatures (declared, never guessed):
+
+``"tokens->score"``
+    ``fn(hypotheses, references[, max_order=N]) -> float``: a corpus of
+    tokenized hypotheses (``list[list[str]]``) and, per segment, its
+    references (``list[list[list[str]]]``, as the bleu-corpus-compute card
+    lays them out) in; the corpus BLEU out, on the declared ``scale``
+    (``"0-1"`` or ``"0-100"``; a 0–100 value equal to 100 × the card's double
+    is the card's value, any other is divided by 100 as the sacreBLEU adapter
+    does). Compared field: ``bleu``. Tool:
+    bleu-corpus-compute.
+``"tokens->stats"``
+    the same arguments; returns the corpus sufficient statistics: a mapping
+    or an object with ``matches`` (clipped n-gram matches per order; also
+    ``counts``), ``totals``, ``candidate_length`` (``hyp_len``,
+    ``sys_len``) and ``reference_length`` (``ref_len``). Compared fields:
+    those four. Tool: bleu-corpus-compute.
+``"stats->score"``
+    ``fn(matches, totals, candidate_length, reference_length[, smoothing=,
+    epsilon=, effective_order=]) -> float``: sufficient statistics in, the
+    (smoothed) BLEU out on ``scale``. ``smoothing`` is the card's name
+    (``"none"``, ``"method1"``, ``"method2"``, ``"method3"``, Chen & Cherry
+    2014). Compared field: ``bleu``. Tool: bleu-smoothing-compute.
+
+Any "score" callable may instead return a mapping of card output fields (e.g.
+``{"bleu": ..., "brevity_penalty": ...}``); every card field it returns is
+compared. Optional keyword parameters are passed only when the callable's
+signature has them; a request that needs one the callable lacks (``max_order``
+≠ 4, a smoothing method other than ``"none"``, ``epsilon``,
+``effective_order``) is *not representable* for it, never a difference.
+``decimals`` is never passed: implementations are compared on full doubles
+(the request without ``decimals``).
+
+Declaring a callable: ``@declare("tokens->score", scale="0-1")`` (sets
+``fn.bleu_compat = {"signature": ..., "scale": ...}``; a module may also set
+that attribute by hand without importing bleu_compat), or an
+:class:`Implementation` object at ``MODULE:NAME``.
+
+Specs (:func:`load`): ``package.module:callable``, ``path/to/file.py:callable``,
+or the name of an entry point in the group ``bleu_compat.implementations``
+whose object is a declared callable or an :class:`Implementation`. The
+implementation's id in reports is ``"impl:<spec>"``.
+"""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+import importlib
+import importlib.util
+import inspect
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable, Mapping
+
+__all__ = [
+    "SIGNATURES", "SCALES", "ENTRY_POINT_GROUP", "PREFIX", "Implementation", "ImplementationError",
+    "NotRepresentableForImpl", "declare", "load", "register", "resolve", "impl_id", "is_impl",
+]
+
+SIGNATURES = ("tokens->score", "tokens->stats", "stats->score")
+SCALES = ("0-1", "0-100")
+ENTRY_POINT_GROUP = "bleu_compat.implementations"
+PREFIX = "impl:"
+
+_TOOL_OF = {
+    "tokens->score": "bleu-corpus-compute",
+    "tokens->stats": "bleu-corpus-compute",
+    "stats->score": "bleu-smoothing-compute",
+}
+_STATS_ALIASES = {
+    "matches": ("matches", "counts", "correct"),
+    "totals": ("totals", "total"),
+    "candidate_length": ("candidate_length", "hyp_len", "sys_len", "translation_length"),
+    "reference_length": ("reference_length", "ref_len"),
+}
+_SCORE_FIELDS = ("bleu", "brevity_penalty", "candidate_length", "reference_length", "matches",
+                 "totals", "smoothed_matches", "smoothed_totals", "orders_used", "max_order")
+
+
+class ImplementationError(ValueError):
+    """A spec that does not name a usable implementation (the reason in words)."""
+
+
+class NotRepresentableForImpl(Exception):
+    """The request needs a parameter the callable does not take (the reason)."""
+
+
+def declare(signature: str, *, scale: str = "0-1") -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+    """Decorator: declare a callable's signature and scale for ``--impl``.
+
+    Args:
+        signature: one of :data:`SIGNATURES`.
+        scale: ``"0-1"`` (the card's) or ``"0-100"`` (sacreBLEU's); ignored for
+            ``"tokens->stats"``.
+
+    Raises:
+        ImplementationError: unknown signature or scale.
+    """
+    _check(signature, scale)
+
+    def mark(fn: Callable[..., Any]) -> Callable[..., Any]:
+        fn.bleu_compat = {"signature": signature, "scale": scale}  # type: ignore[attr-defined]
+        return fn
+
+    return mark
+
+
+def _check(signature: str, scale: str) -> None:
+    if signature not in SIGNATURES:
+        raise ImplementationError(f"signature={signature!r} must be one of {', '.join(SIGNATURES)}")
+    if scale not in SCALES:
+        raise ImplementationError(f"scale={scale!r} must be '0-1' or '0-100'")
+
+
+@dataclass(frozen=True)
+class Implementation:
+    """A user's BLEU callable with its declared signature.
+
+    Attributes:
+        name: the id shown in reports (``"impl:<spec>"``).
+        fn: the callable.
+        signature: one of :data:`SIGNATURES`.
+        scale: ``"0-1"`` or ``"0-100"`` for the score.
+        accepts: the optional keyword parameters ``fn`` takes (``max_order``,
+            ``smoothing``, ``epsilon``, ``effective_order``).
+    """
+
+    name: str
+    fn: Callable[..., Any]
+    signature: str
+    scale: str = "0-1"
+    accepts: frozenset[str] = field(default_factory=frozenset)
+
+    @property
+    def tool_id(self) -> str:
+        """The card whose requests this implementation answers."""
+        return _TOOL_OF[self.signature]
+
+    def call(self, tool_id: str, request: Mapping[str, Any]) -> dict[str, Any]:
+        """Run the callable on a card ``request``; its answer as card output fields, ``bleu``
+        on the implementation's own scale (:meth:`to_card_units` converts it).
+
+        Raises:
+            NotRepresentableForImpl: another tool, or a parameter the callable lacks.
+            ImplementationError: the callable returned something of the wrong shape.
+            Exception: whatever the callable raises (the harness records it).
+        """
+        if tool_id != self.tool_id:
+            raise NotRepresentableForImpl(f"a {self.signature} implementation answers {self.tool_id} only")
+        kwargs: dict[str, Any] = {}
+        if self.signature.startswith("tokens"):
+            n = request.get("max_order", 4)
+            if "max_order" in self.accepts:
+                kwargs["max_order"] = n
+            elif n != 4:
+                raise NotRepresentableForImpl(f"max_order={n}: the callable takes no max_order")
+            value = self.fn(request["hypotheses"], request["references"], **kwargs)
+        else:
+            for key, default in (("smoothing", "none"), ("epsilon", None), ("effective_order", False)):
+                present = request.get(key, default)
+                if key in self.accepts:
+                    if key in request:
+                        kwargs[key] = request[key]
+                elif present != default:
+                    raise NotRepresentableForImpl(f"{key}={present!r}: the callable takes no {key}")
+            value = self.fn(list(request["matches"]), list(request["totals"]),
+                            request["candidate_length"], request["reference_length"], **kwargs)
+        if self.signature == "tokens->stats":
+            return _stats_of(value)
+        return self._score_of(value)
+
+    def _score_of(self, value: Any) -> dict[str, Any]:
+        if isinstance(value, Mapping):
+            out = {k: value[k] for k in _SCORE_FIELDS if k in value}
+            if not out:
+                raise ImplementationError(
+                    f"returned a mapping with no card output field ({', '.join(_SCORE_FIELDS)})")
+        elif _is_number(value) or _is_numpy_scalar(value):
+            out = {"bleu": value}
+        else:
+            raise ImplementationError(f"returned {type(value).__name__}, not a number")
+        if "bleu" in out:
+            out["bleu"] = float(out["bleu"])
+        return out
+
+    def to_card_units(self, output: dict[str, Any], expected_bleu: Any = None) -> dict[str, Any]:
+        """``output`` with ``bleu`` on the card's 0–1 scale.
+
+        A 0–100 score equal to ``100 * expected_bleu`` (the card's double times 100:
+        the card's value on that scale) *is* the card's value and becomes
+        ``expected_bleu``; any other is divided by 100, as the sacreBLEU adapter
+        does with sacreBLEU's score. Exact comparisons, no tolerance.
+        """
+        if self.scale != "0-100" or not isinstance(output.get("bleu"), float):
+            return output
+        out = dict(output)
+        if isinstance(expected_bleu, (int, float)) and out["bleu"] == 100 * expected_bleu:
+            out["bleu"] = expected_bleu
+        else:
+            out["bleu"] = out["bleu"] / 100
+        return out
+
+
+def _is_number(x: Any) -> bool:
+    return isinstance(x, (int, float)) and not isinstance(x, bool)
+
+
+def _is_numpy_scalar(x: Any) -> bool:
+    return hasattr(x, "item") and hasattr(x, "dtype") and getattr(x, "shape", None) == ()
+
+
+def _field_of(value: Any, names: tuple[str, ...]) -> Any:
+    for name in names:
+        if isinstance(value, Mapping) and name in value:
+            return value[name]
+        if not isinstance(value, Mapping) and hasattr(value, name):
+            return getattr(value, name)
+    raise ImplementationError(f"returned statistics without {names[0]} (nor {', '.join(names[1:])})")
+
+
+def _stats_of(value: Any) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for card_field, names in _STATS_ALIASES.items():
+        v = _field_of(value, names)
+        if card_field in ("matches", "totals"):
+            v = [_int(x) for x in v]
+        else:
+            v = _int(v)
+        out[card_field] = v
+    return out
+
+
+def _int(x: Any) -> Any:
+    # Keep a float as it is (a float count is a difference the harness reports).
+    if hasattr(x, "item") and not isinstance(x, (int, float)):
+        x = x.item()
+    return x
+
+
+def _accepts(fn: Callable[..., Any]) -> frozenset[str]:
+    try:
+        params = inspect.signature(fn).parameters
+    except (TypeError, ValueError):
+        return frozenset()
+    if any(p.kind is inspect.Parameter.VAR_KEYWORD for p in params.values()):
+        return frozenset(("max_order", "smoothing", "epsilon", "effective_order"))
+    return frozenset(k for k in ("max_order", "smoothing", "epsilon", "effective_order") if k in params)
+
+
+def wrap(name: str, obj: Any, *, signature: str | None = None, scale: str | None = None) -> Implementation:
+    """An :class:`Implementation` of ``obj`` (a declared callable or an Implementation).
+
+    ``signature``/``scale`` override (or supply) the declaration.
+
+    Raises:
+        ImplementationError: ``obj`` is not callable or declares no signature.
+    """
+    if isinstance(obj, Implementation):
+        return Implementation(name, obj.fn, signature or obj.signature, scale or obj.scale, obj.accepts)
+    if not callable(obj):
+        raise ImplementationError(f"{name}: {type(obj).__name__} object is not callable")
+    declared = getattr(obj, "bleu_compat", None)
+    declared = declared if isinstance(declared, Mapping) else {}
+    sig = signature or declared.get("signature")
+    if sig is None:
+        raise ImplementationError(
+            f"{name}: the callable declares no signature; decorate it with "
+            f"@bleu_compat.implementations.declare(...) or set its bleu_compat attribute to "
+            f"{{'signature': one of {', '.join(SIGNATURES)}, 'scale': '0-1' or '0-100'}}")
+    sc = scale or declared.get("scale", "0-1")
+    _check(sig, sc)
+    return Implementation(name, obj, sig, sc, _accepts(obj))
+
+
+def _import_file(path: Path) -> Any:
+    digest = hashlib.sha1(str(path).encode()).hexdigest()[:10]
+    module_name = f"bleu_compat_user_{path.stem}_{digest}"
+    if module_name in sys.modules:
+        return sys.modules[module_name]
+    spec = importlib.util.spec_from_file_location(module_name, path)
+    if spec is None or spec.loader is None:
+        raise ImplementationError(f"cannot import {path}")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[module_name] = module
+    try:
+        spec.loader.exec_module(module)
+    except Exception as exc:
+        del sys.modules[module_name]
+        raise ImplementationError(f"importing {path} failed: {type(exc).__name__}: {exc}") from exc
+    return module
+
+
+def _entry_point(name: str) -> Any:
+    from importlib.metadata import entry_points
+
+    found = [ep for ep in entry_points(group=ENTRY_POINT_GROUP) if ep.name == name]
+    if not found:
+        known = sorted(ep.name for ep in entry_points(group=ENTRY_POINT_GROUP))
+        raise ImplementationError(
+            f"{name!r} is not MODULE:CALLABLE, FILE.py:CALLABLE nor an entry point of group "
+            f"{ENTRY_POINT_GROUP} (installed: {', '.join(known) or 'none'})")
+    try:
+        return found[0].load()
+    except Exception as exc:
+        raise ImplementationError(f"loading entry point {name!r} failed: {type(exc).__name__}: {exc}") from exc
+
+
+_REGISTRY: dict[str, Implementation] = {}
+
+
+def register(implementation: Implementation) -> str:
+    """Make ``implementation`` runnable in this process under its name; returns the name."""
+    _REGISTRY[implementation.name] = implementation
+    return implementation.name
+
+
+def impl_id(spec: str) -> str:
+    """The implementation id of a spec: ``"impl:<spec>"``."""
+    return spec if spec.startswith(PREFIX) else PREFIX + spec
+
+
+def is_impl(implementation: str) -> bool:
+    """True for an implementation id naming a user's callable."""
+    return implementation.startswith(PREFIX)
+
+
+@functools.lru_cache(maxsize=None)
+def load(spec: str) -> Implementation:
+    """The implementation a spec names (see the module docstring), loaded once per process.
+
+    Args:
+        spec: ``MODULE:CALLABLE``, ``FILE.py:CALLABLE`` or an entry-point name
+            (with or without the ``impl:`` prefix). ``CALLABLE`` may be dotted
+            (``module:Class.method``).
+
+    Raises:
+        ImplementationError: the module, file, attribute or entry point is
+            missing, or the object declares no signature.
+    """
+    bare = spec[len(PREFIX):] if spec.startswith(PREFIX) else spec
+    name = impl_id(bare)
+    if ":" not in bare:
+        return wrap(name, _entry_point(bare))
+    module_part, _, attr = bare.rpartition(":")
+    if not module_part or not attr:
+        raise ImplementationError(f"{bare!r}: give MODULE:CALLABLE or FILE.py:CALLABLE")
+    if module_part.endswith(".py") or "/" in module_part or "\\" in module_part:
+        path = Path(module_part).resolve()
+        if not path.is_file():
+            raise ImplementationError(f"{module_part}: no such file")
+        module = _import_file(path)
+    else:
+        try:
+            module = importlib.import_module(module_part)
+        except ImportError as exc:
+            raise ImplementationError(f"cannot import module {module_part!r}: {exc}") from exc
+        except Exception as exc:
+            raise ImplementationError(
+                f"importing {module_part!r} failed: {type(exc).__name__}: {exc}") from exc
+    obj: Any = module
+    for part in attr.split("."):
+        try:
+            obj = getattr(obj, part)
+        except AttributeError:
+            raise ImplementationError(f"{module_part} has no attribute {attr!r}") from None
+    return wrap(name, obj)
+
+
+def resolve(implementation: str) -> Implementation:
+    """The :class:`Implementation` behind an ``impl:`` id (registered first, else :func:`load`).
+
+    Raises:
+        ImplementationError: as :func:`load`.
+    """
+    if implementation in _REGISTRY:
+        return _REGISTRY[implementation]
+    return load(implementation)

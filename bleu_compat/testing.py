@@ -1,0 +1,147 @@
+"""Check your own BLEU in your own test suite: :func:`assert_bleu_parity`.
+
+::
+
+    from bleu_compat.testing import assert_bleu_parity
+    from my_project.metrics import corpus_bleu
+
+    def test_bleu_matches_the_card():
+        assert_bleu_parity(corpus_bleu, "tokens->score", scale="0-100")
+
+Hypothesis generates card requests (the harness' own strategies,
+:mod:`bleu_compat.harness.strategies`: empty hypotheses, segments shorter
+than max_order, 1–8 references, tokens with spaces and Unicode, zero matches,
+...), each is run through the callable and compared field by field with the
+independent truth (:mod:`bleu_compat.harness.truth`). The first difference
+found is shrunk (hypothesis, then :func:`bleu_compat.harness.classify.shrink`)
+to a minimal request, and the test fails with that request, the differing
+fields and the explanation: which known dialect reproduces it bit for bit
+("NLTK-DENOMINATOR-FLOOR: NLTK floors each segment's n-gram total at 1") or
+UNEXPECTED with the nearest dialect's value.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable, Iterable
+
+__all__ = ["assert_bleu_parity", "parity_failure"]
+
+
+def _name_of(fn: Callable[..., Any]) -> str:
+    module = getattr(fn, "__module__", None) or "callable"
+    return f"impl:{module}:{getattr(fn, '__qualname__', type(fn).__name__)}"
+
+
+def parity_failure(
+    fn: Callable[..., Any],
+    signature: str | None = None,
+    *,
+    scale: str | None = None,
+    max_examples: int = 200,
+    allow: Iterable[str] = (),
+    derandomize: bool = True,
+) -> str | None:
+    """The failure message :func:`assert_bleu_parity` would raise, or None when none is found.
+
+    Same arguments as :func:`assert_bleu_parity`.
+    """
+    from hypothesis import HealthCheck, Phase, find, settings
+    from hypothesis.errors import NoSuchExample, Unsatisfiable
+
+    from bleu_compat.harness.classify import evaluate, shrink
+    from bleu_compat.harness.strategies import requests
+    from bleu_compat.implementations import register, wrap
+
+    implementation = wrap(_name_of(fn), fn, signature=signature, scale=scale)
+    name = register(implementation)
+    tool_id = implementation.tool_id
+    allowed = frozenset(allow)
+
+    def bad(result: Any) -> list[Any]:
+        return [d for d in result.discrepancies
+                if d.reproduced_by is None or not set(d.reproduced_by) <= allowed]
+
+    def fails(request: dict[str, Any]) -> bool:
+        return bool(bad(evaluate(tool_id, "parity", request, implementations=(name,))))
+
+    # Hypothesis finds a failing request; the harness' shrinker (reductions of the
+    # request itself) makes it minimal, far faster than shrinking the generator's draws.
+    config = settings(max_examples=max_examples, database=None, deadline=None,
+                      derandomize=derandomize, suppress_health_check=list(HealthCheck),
+                      phases=[Phase.explicit, Phase.generate])
+    try:
+        found = find(requests(tool_id), fails, settings=config)
+    except (NoSuchExample, Unsatisfiable):
+        return None
+    minimal = shrink(tool_id, {k: v for k, v in found.items() if k != "decimals"}, fails)
+    result = evaluate(tool_id, "parity", minimal, implementations=(name,))
+    return _message(implementation, minimal, result, bad(result), found)
+
+
+def _message(implementation: Any, request: dict[str, Any], result: Any, diffs: list[Any],
+             found: dict[str, Any]) -> str:
+    from bleu_compat import catalog
+    from bleu_compat.jsonio import dumps_js
+
+    lines = [f"BLEU parity failed: {implementation.name} ({implementation.signature}, "
+             f"{implementation.scale} scale) differs from the {implementation.tool_id} card.",
+             f"  minimal request: {dumps_js(request)}",
+             f"  card output: {dumps_js(result.truth.expected)}"]
+    match = result.reproductions.get(implementation.name)
+    for d in diffs:
+        ulps = f" ({d.ulps} ULPs)" if isinstance(d.ulps, int) and d.ulps < 2**20 else ""
+        lines.append(f"  {d.field}: yours {dumps_js(d.library_value)}, card {dumps_js(d.card_value)}{ulps}")
+    if match is not None and match.explained:
+        lines.append(f"  reproduced bit for bit by the {match.dialect} dialect with "
+                     + " + ".join(match.entries) + ":")
+        for e in match.entries:
+            entry = catalog.entry(e)
+            facts = entry.facts(request) if entry.facts is not None else None
+            lines.append(f"    {e}: {entry.title}" + (f" (here: {facts})" if facts else ""))
+        lines.append("  (pass allow=[...] with these ids to accept this known divergence)")
+    else:
+        nearest = diffs[0].nearest if diffs and diffs[0].nearest else None
+        near = ""
+        if nearest is not None:
+            near = (f"; the nearest dialect, {nearest.get('dialect')} with "
+                    f"{' + '.join(nearest['entries'])}, gives {dumps_js(nearest['value'])}"
+                    if nearest["entries"] else "; nearest is the card itself")
+        lines.append("  UNEXPECTED: no known dialect (sacreBLEU's, NLTK's) reproduces it" + near)
+        lines.append(f"  (shrunk from a generated request: {dumps_js(found)[:300]})")
+    return "\n".join(lines)
+
+
+def assert_bleu_parity(
+    fn: Callable[..., Any],
+    signature: str | None = None,
+    *,
+    scale: str | None = None,
+    max_examples: int = 200,
+    allow: Iterable[str] = (),
+    derandomize: bool = True,
+) -> None:
+    """Fail unless ``fn`` computes the card's BLEU on hypothesis-generated requests.
+
+    Args:
+        fn: your BLEU callable (see :mod:`bleu_compat.implementations` for the
+            signatures: ``"tokens->score"``, ``"tokens->stats"``, ``"stats->score"``).
+        signature: its signature; may be omitted when ``fn`` is declared
+            (``@bleu_compat.implementations.declare`` or a ``bleu_compat`` attribute).
+        scale: ``"0-1"`` (default) or ``"0-100"`` for the score.
+        max_examples: generated requests to try (hypothesis' ``max_examples``).
+        allow: catalog entry ids whose reproduced divergences are accepted
+            (e.g. ``["NLTK-FLOAT-ORDER"]`` for an implementation that sums with
+            ``math.fsum`` as NLTK does).
+        derandomize: a fixed search (the same requests every run; default True).
+
+    Raises:
+        AssertionError: with the shrunk request, the differing fields and
+            their explanation (the known dialect that reproduces them, or
+            UNEXPECTED with the nearest dialect's value).
+        ImplementationError: ``fn`` is not callable or declares no signature.
+    """
+    __tracebackhide__ = True  # pytest shows the user's test line, not this helper's body
+    message = parity_failure(fn, signature, scale=scale, max_examples=max_examples, allow=allow,
+                             derandomize=derandomize)
+    if message is not None:
+        raise AssertionError(message)
