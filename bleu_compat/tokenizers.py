@@ -8,11 +8,18 @@ of it.
 
 from __future__ import annotations
 
-from typing import Callable, Iterable
+from typing import Any, Callable, Iterable
 
 from .errors import ConfigError, OracleUnavailableError
 
-__all__ = ["TOKENIZERS", "get_tokenizer", "tokenize_lines"]
+__all__ = [
+    "TOKENIZERS",
+    "get_tokenizer",
+    "tokenize_lines",
+    "STR_ONLY_WHITESPACE",
+    "bytes_split_is_str_split",
+    "split_none_bulk",
+]
 
 #: ``none`` splits on whitespace (Python ``str.split``); the others are sacreBLEU's.
 TOKENIZERS = ("none", "13a", "intl", "zh", "char")
@@ -50,3 +57,68 @@ def tokenize_lines(lines: Iterable[str], name: str) -> list[list[str]]:
     """Tokenize every line with :func:`get_tokenizer` ``(name)``."""
     tokenize = get_tokenizer(name)
     return [tokenize(line) for line in lines]
+
+
+#: Characters that ``str.split()`` treats as whitespace but ``bytes.split()``
+#: does not (``bytes.split()`` splits on the ASCII space, TAB, LF, VT, FF, CR
+#: only): the ASCII information separators and every non-ASCII character
+#: for which ``str.isspace()`` holds (Unicode 15: White_Space or bidi class
+#: WS/B/S). A test derives this set from ``str.isspace`` over all code points.
+STR_ONLY_WHITESPACE = (
+    "\x1c\x1d\x1e\x1f\x85\xa0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006"
+    "\u2007\u2008\u2009\u200a\u2028\u2029\u202f\u205f\u3000"
+)
+_STR_ONLY_WS_RE = None
+#: The bytes that ``bytes.split()`` splits on.
+BYTES_WHITESPACE = b" \t\n\r\x0b\x0c"
+
+
+def _str_only_whitespace_re() -> Any:
+    global _STR_ONLY_WS_RE
+    if _STR_ONLY_WS_RE is None:
+        import re
+
+        _STR_ONLY_WS_RE = re.compile(
+            b"|".join(re.escape(c.encode("utf-8")) for c in STR_ONLY_WHITESPACE)
+        )
+    return _STR_ONLY_WS_RE
+
+
+def bytes_split_is_str_split(data: bytes) -> bool:
+    """Whether ``bytes.split()`` of UTF-8 ``data`` gives the UTF-8 of ``str.split()``'s tokens.
+
+    True when ``data`` holds none of :data:`STR_ONLY_WHITESPACE` (UTF-8 is
+    self-synchronising, so a character's bytes never occur inside another's).
+    """
+    return _str_only_whitespace_re().search(data) is None
+
+
+def split_none_bulk(data: bytes) -> tuple[list[bytes], Any]:
+    """Whitespace tokens of every line of a UTF-8 block, in bulk: (tokens, tokens per line).
+
+    For ``--tokenize none`` on a block of lines (each ending with LF, the
+    last one possibly without) that :func:`bytes_split_is_str_split`
+    accepts: ``tokens`` is ``data.split()`` (the lines' tokens one after
+    another, as UTF-8 ``bytes``; CR is whitespace, so a CR before the LF
+    changes no token) and the counts are an int64 numpy array with one
+    entry per line, found by locating token starts (a non-whitespace byte
+    after whitespace or at the start) and counting those before each LF.
+    """
+    import numpy as np
+
+    tokens = data.split()
+    raw = np.frombuffer(data, np.uint8)
+    table = np.zeros(256, bool)
+    table[list(BYTES_WHITESPACE)] = True
+    space = table[raw]
+    start = ~space
+    start[1:] &= space[:-1]
+    starts = np.flatnonzero(start)
+    line_ends = np.flatnonzero(raw == 10)
+    before = np.searchsorted(starts, line_ends)
+    if len(raw) and raw[-1] != 10:  # a last line without LF
+        before = np.append(before, len(starts))
+    counts = np.diff(before, prepend=0)
+    if int(counts.sum()) != len(tokens):  # pragma: no cover - a bug, never silent
+        raise AssertionError("split_none_bulk: token counts disagree with bytes.split")
+    return tokens, counts

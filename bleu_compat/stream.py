@@ -1,0 +1,131 @@
+"""Corpus statistics of line-aligned files, streamed in bounded memory.
+
+What ``bleu-compat score`` computes: the files are read block by block, each
+block tokenized (in bulk where that gives the same tokens) and counted by the
+vectorised kernel of :mod:`bleu_compat.fast`, per segment if asked, in the
+same pass. Outside the core because tokenizing may need sacreBLEU
+(:mod:`bleu_compat.tokenizers`); numpy is imported only for blocks large
+enough to need it.
+"""
+
+from __future__ import annotations
+
+from itertools import chain
+from typing import Any, Callable, Sequence
+
+from .corpus_io import decode_block, iter_line_blocks
+from .errors import InvalidInputError
+from .fast import numpy_available, numpy_stream_counts, python_counts
+from .stats import _BLOCK_SEGMENTS, BLOCK_TOKENS, SufficientStats, _n_tokens, check_max_order
+from .tokenizers import bytes_split_is_str_split, get_tokenizer, split_none_bulk
+
+__all__ = ["corpus_stats_files"]
+
+
+#: A block of files is counted with numpy from this many bytes (about
+#: NUMPY_MIN_TOKENS tokens of ordinary text); below, numpy is not imported.
+_NUMPY_MIN_BYTES = 1024
+#: Lines of each file in the first block of corpus_stats_files; later blocks
+#: are sized from the tokens per line seen so far.
+_FIRST_BLOCK_LINES = 8192
+
+
+def corpus_stats_files(
+    hypothesis: str,
+    references: Sequence[str],
+    *,
+    tokenize: str = "none",
+    max_order: int = 4,
+    on_segments: Callable[[int, list[list[int]]], Any] | None = None,
+    block_tokens: int | None = None,
+) -> SufficientStats:
+    """Corpus sufficient statistics of line-aligned files, streamed in bounded memory.
+
+    The files are read block by block (:func:`bleu_compat.corpus_io.iter_line_blocks`),
+    each block's lines tokenized (:mod:`bleu_compat.tokenizers`: with
+    ``none``, split in bulk when that gives the same tokens) and counted with
+    the vectorised kernel; only one block is held. Segment i's hypothesis is
+    line i of ``hypothesis`` and its references are line i of each file in
+    ``references``. The files must have been checked first
+    (:func:`bleu_compat.corpus_io.scan_file`: UTF-8, equal line counts).
+
+    Args:
+        hypothesis: the system output file.
+        references: one or more reference files.
+        tokenize: a name from :data:`bleu_compat.tokenizers.TOKENIZERS`.
+        max_order: N, the largest n-gram order.
+        on_segments: if given, called once per block, in order, with the
+            block's first 0-based segment index and one row per segment:
+            ``[m_1..m_N, l_1..l_N, hyp_len, ref_len]`` (ints; the statistics
+            :func:`segment_stats` gives that segment).
+        block_tokens: tokens per block (default ``BLOCK_TOKENS``).
+
+    Returns:
+        The corpus statistics: the sum of the segments' statistics.
+
+    Raises:
+        ConfigError: ``max_order`` < 1 or an unknown tokenizer.
+        OracleUnavailableError: the tokenizer needs sacreBLEU, not installed.
+        CorpusReadError: a file cannot be read or changed while being read.
+    """
+    check_max_order(max_order)
+    if not references:
+        raise InvalidInputError("at least one reference file is needed")
+    tokenizer = get_tokenizer(tokenize)
+    limit = BLOCK_TOKENS if block_tokens is None else block_tokens
+    block = {"lines": _FIRST_BLOCK_LINES}
+    matches = [0] * max_order
+    totals = [0] * max_order
+    hyp_len = ref_len = 0
+    first = 0
+    for chunks in iter_line_blocks([hypothesis, *references], lambda: block["lines"]):
+        rows: list[list[int]] = []
+        if sum(map(len, chunks)) >= _NUMPY_MIN_BYTES and numpy_available():
+            import numpy as np
+
+            if tokenize == "none" and all(map(bytes_split_is_str_split, chunks)):
+                split = [split_none_bulk(chunk) for chunk in chunks]
+            else:
+                split = []
+                for chunk in chunks:
+                    per_line = [tokenizer(line) for line in decode_block(chunk)]
+                    lens = np.fromiter(map(len, per_line), np.int64, len(per_line))
+                    split.append((list(chain.from_iterable(per_line)), lens))
+            counts = numpy_stream_counts(
+                split[0][0], split[0][1], split[1:], max_order, per_segment=on_segments is not None
+            )
+            if on_segments is not None:
+                m, t, h, r = counts.corpus()
+                rows = np.column_stack(
+                    (counts.matches, counts.totals, counts.hyp_len, counts.ref_len)
+                ).tolist()
+            else:
+                m, t, h, r = counts
+            n_lines = len(split[0][1])
+            n_tokens = sum(int(lens.sum()) for _, lens in split)
+        else:
+            per_file = [[tokenizer(line) for line in decode_block(chunk)] for chunk in chunks]
+            hyps, refs = per_file[0], [list(seg) for seg in zip(*per_file[1:])]
+            if on_segments is not None:
+                m, t, h, r = [0] * max_order, [0] * max_order, 0, 0
+                for hyp, seg_refs in zip(hyps, refs):
+                    sm, st, sh, sr = python_counts((hyp,), (seg_refs,), max_order)
+                    rows.append([*sm, *st, sh, sr])
+                    m = [a + b for a, b in zip(m, sm)]
+                    t = [a + b for a, b in zip(t, st)]
+                    h += sh
+                    r += sr
+            else:
+                m, t, h, r = python_counts(hyps, refs, max_order)
+            n_lines = len(hyps)
+            n_tokens = _n_tokens(hyps, refs)
+        for k in range(max_order):
+            matches[k] += m[k]
+            totals[k] += t[k]
+        hyp_len += h
+        ref_len += r
+        if on_segments is not None:
+            on_segments(first, rows)
+        first += n_lines
+        block["lines"] = max(1024, min(_BLOCK_SEGMENTS, limit * n_lines // max(n_tokens, 1)))
+    return SufficientStats(tuple(matches), tuple(totals), hyp_len, ref_len)
