@@ -248,11 +248,13 @@ def scan_file(path: str | Path, *, chunk_bytes: int = SCAN_CHUNK_BYTES) -> Corpu
     return CorpusScan(name, n_lines, _warnings(name, first_line, inner, crlf))
 
 
-def iter_line_blocks(paths: list[str], block_lines: Callable[[], int]) -> Iterator[list[bytes]]:
+def iter_line_blocks(
+    paths: list[str], block_lines: Callable[[], int]
+) -> Iterator[tuple[int, list[bytes]]]:
     """Line-aligned blocks of several files: each item holds the same lines of every file.
 
-    Item k is one ``bytes`` per path: that file's next ``block_lines()``
-    lines, joined with their line ends as in the file (the last line may
+    Item k is ``(n, chunks)``: ``n`` >= 1 lines and one ``bytes`` per path,
+    that file's next ``block_lines()`` lines, joined with their line ends as in the file (the last line may
     lack its LF). Files are opened in binary and read line by line in C;
     only one block of each is held. The files must have equal line counts
     (checked beforehand with :func:`scan_file`).
@@ -278,7 +280,7 @@ def iter_line_blocks(paths: list[str], block_lines: Callable[[], int]) -> Iterat
                 )
             if not chunks[0]:
                 return
-            yield chunks
+            yield counts.pop(), chunks
     finally:
         for handle in handles:
             handle.close()

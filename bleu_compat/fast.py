@@ -42,6 +42,8 @@ __all__ = [
     "numpy_stream_counts",
     "numpy_available",
     "NUMPY_MIN_TOKENS",
+    "HYP_END",
+    "REF_END",
 ]
 
 #: ``(matches, totals, hyp_len, ref_len)``: per-order lists of ints and two ints.
@@ -156,17 +158,30 @@ class SegmentCounts(NamedTuple):
         )
 
 
-def _intern(
-    hyp_tokens: Iterable[Any], n_hyp: int, ref_tokens: Iterable[Any], n_ref: int
-) -> tuple[Any, int]:
-    """Token ids and the spare id: hypothesis tokens by first occurrence, others one spare id.
+#: Sentence ends in the token stream of the numpy kernel: one after every
+#: hypothesis, another after every reference. Neither equals any token (they
+#: are objects of their own), the hypothesis end is never in a reference and
+#: the reference end never in a hypothesis, so no n-gram across a sentence end
+#: can match, and an n-gram is always followed by a token or a sentence end.
+HYP_END = object()
+REF_END = object()
 
-    A hypothesis token's id is the index of its first occurrence among the
-    hypothesis tokens (< ``n_hyp``). A reference token that occurs in no
+
+def _intern(
+    hyp_tokens: Iterable[Any], n_hyp: int, ref_tokens: Iterable[Any], n_ref: int, ref_end: Any
+) -> tuple[Any, int, int]:
+    """Token ids of the hypothesis stream then the reference stream.
+
+    A hypothesis token's id is the index of its first occurrence in the
+    hypothesis stream (< ``n_hyp``). A reference token that occurs in no
     hypothesis of the block can be part of no matching n-gram, so all such
     tokens share the spare id ``n_hyp``: no hypothesis n-gram contains it,
     so the n-grams containing it count 0 matches whatever they are.
-    Tokens are compared by equality (``str`` or ``bytes``, never mixed).
+    ``ref_end`` (the references' sentence end, never in the hypotheses) gets
+    the id ``n_hyp + 1``. Tokens are compared by equality.
+
+    Returns:
+        ``(ids, spare id, reference end id)``; ids are int64, < ``n_hyp + 2``.
     """
     import numpy as np
 
@@ -174,8 +189,14 @@ def _intern(
     ids = np.empty(n_hyp + n_ref, np.int64)
     ids[:n_hyp] = np.fromiter(map(vocab.setdefault, hyp_tokens, count()), np.int64, n_hyp)
     spare = n_hyp
+    vocab[ref_end] = n_hyp + 1
     ids[n_hyp:] = np.fromiter(map(vocab.get, ref_tokens, repeat(spare)), np.int64, n_ref)
-    return ids, spare
+    return ids, spare, n_hyp + 1
+
+
+def _with_ends(sentences: Iterable[Tokens], end: Any) -> Iterable[Any]:
+    # every token of every sentence, each sentence followed by ``end`` (C-level)
+    return chain.from_iterable(chain.from_iterable(zip(sentences, repeat((end,)))))
 
 
 def _closest_lengths(hyp_lens: Any, ref_lens: Any, ref_seg: Any, ref_starts: Any) -> Any:
@@ -196,17 +217,20 @@ def _totals(hyp_lens: Any, max_order: int) -> Any:
 
 
 def _matches(
-    ids: Any, sent_lens: Any, sent_seg: Any, sent_column: Any, n_seg: int, max_refs: int,
-    max_order: int, *, spare_id: int | None, per_segment: bool, dense_table_max: int,
+    ids: Any, id_bound: int, positions: Any, sent_sizes: Any, sent_seg: Any, sent_column: Any,
+    n_seg: int, max_refs: int, max_order: int, *, per_segment: bool, dense_table_max: int,
     packed_sort: bool,
 ) -> tuple[list[int], Any]:
     """Clipped matches per order (Python ints) and, if asked, per segment (N, S).
 
-    ``ids`` holds every token of the block, sentence after sentence in the
-    order of ``sent_lens``; sentence j belongs to segment ``sent_seg[j]`` and
-    has column ``sent_column[j]``: its reference index k (0..max_refs-1), or
-    ``max_refs`` for the segment's hypothesis. Positions whose id is
-    ``spare_id`` (tokens of no hypothesis) are left out from the start.
+    ``ids`` (all < ``id_bound``) holds every token of the block, sentence
+    after sentence, each sentence followed by its end (:data:`HYP_END` or
+    :data:`REF_END`'s id); sentence j takes ``sent_sizes[j]`` ids (its tokens
+    and its end), belongs to segment ``sent_seg[j]`` and has column
+    ``sent_column[j]``: its reference index k (0..max_refs-1), or
+    ``max_refs`` for the segment's hypothesis. ``positions`` (ascending) are
+    the positions that can start a matching n-gram: not a sentence end, not
+    a token of no hypothesis.
     """
     import numpy as np
 
@@ -214,32 +238,27 @@ def _matches(
     n_tok = len(ids)
     matches_out = [0] * max_order
     per_seg = np.zeros((max_order, n_seg), int64) if per_segment else None
-    # Per position: tokens left in its sentence, and its column. One bincount
-    # of rank * (max_refs + 1) + column then holds the hypothesis count and
-    # every reference's count of each n-gram.
+    if len(positions) == 0:
+        return matches_out, per_seg
+    # Per position: its column. One bincount of rank * (max_refs + 1) + column
+    # then holds the hypothesis count and every reference's count of each n-gram.
     width = max_refs + 1
-    left = np.repeat(np.cumsum(sent_lens), sent_lens) - np.arange(n_tok, dtype=int64)
-    column = np.repeat(sent_column, sent_lens)
-    tok_seg = np.repeat(sent_seg, sent_lens)
+    column = np.repeat(sent_column, sent_sizes)
+    tok_seg = np.repeat(sent_seg, sent_sizes)[positions]
 
     # Order 1: (segment, token); order n: (rank of the (n-1)-gram, n-th token).
     # Positions are kept sorted by the previous order's key, so rank is the
     # dense rank of each kept position's n-gram among the kept positions, and
     # ranks are in segment order (the segment is the key's leading part).
-    if spare_id is None:
-        positions = np.arange(n_tok, dtype=int64)
-        key = tok_seg * n_tok + ids
-    else:
-        positions = np.flatnonzero(ids != spare_id)
-        key = tok_seg[positions] * n_tok + ids[positions]
-    # Keys are < max(n_seg, n_tok) * n_tok. When a key and a position fit in
-    # 63 bits together, one np.sort of (key << bits | position) replaces
+    key = tok_seg * id_bound + ids[positions]
+    # Keys are < max(n_seg, n_tok) * id_bound. When a key and a position fit
+    # in 63 bits together, one np.sort of (key << bits | position) replaces
     # argsort and two gathers (several times faster on SIMD sorts).
     bits = n_tok.bit_length()
-    packed = packed_sort and max(n_seg, n_tok) * n_tok < 1 << (63 - bits)
+    packed = packed_sort and max(n_seg, n_tok) * id_bound < 1 << (63 - bits)
     for n in range(1, max_order + 1):
         if n > 1:
-            key = rank * n_tok + ids[positions + (n - 1)]
+            key = rank * id_bound + ids[positions + (n - 1)]
         if packed:
             key <<= bits
             key |= positions
@@ -277,20 +296,25 @@ def _matches(
         matches_out[n - 1] = int(total[-1])
         if per_seg is not None and matches_out[n - 1]:
             # ranks are in segment order: a segment's matches are a slice of
-            # the running sum over ranks, bounded by its first rank.
-            seg_of_rank = tok_seg[positions[np.flatnonzero(new)]]
+            # the running sum over ranks, bounded by its first rank. The
+            # segment of a rank: order 1's key starts with it; later, each
+            # rank's first position's segment.
+            if n == 1:
+                seg_of_rank = sorted_key[np.flatnonzero(new)] // id_bound
+            else:
+                seg_of_rank = pos_seg[positions[np.flatnonzero(new)]]
             bounds = np.searchsorted(seg_of_rank, np.arange(n_seg + 1, dtype=int64))
             running = np.concatenate((np.zeros(1, int64), total))
             per_seg[n - 1] = running[bounds[1:]] - running[bounds[:-1]]
         if n == max_order or matches_out[n - 1] == 0:
             break
-        # Keep positions whose n-gram is in the hypothesis and in some reference
-        # and which have an (n+1)-gram: only those can match at order n + 1.
+        if n == 1 and per_seg is not None:
+            pos_seg = np.repeat(sent_seg, sent_sizes)
+        # Keep positions whose n-gram is in the hypothesis and in some
+        # reference: only those can match at order n + 1 (an n-gram that runs
+        # into a sentence end matches nothing, so it is dropped here too).
         keep = shared[rank] > 0
-        keep &= left[positions] > n
         positions = positions[keep]
-        if len(positions) == 0:
-            break
         rank = rank[keep]
     return matches_out, per_seg
 
@@ -347,18 +371,23 @@ def numpy_counts(
     matches_per_seg = np.zeros((max_order, n_seg), int64)
     matches_out = [0] * max_order
     if hyp_total and n_ref_tok:
-        ids, spare = _intern(
-            chain.from_iterable(hypotheses), hyp_total, chain.from_iterable(flat_refs), n_ref_tok
+        n_hyp = hyp_total + n_seg
+        ids, spare, ref_end = _intern(
+            _with_ends(hypotheses, HYP_END), n_hyp,
+            _with_ends(flat_refs, REF_END), n_ref_tok + n_ref_sent, REF_END,
         )
+        hyp_end = int(ids[hyp_lens[0]])  # the first hypothesis's end
+        useful = ids != spare
+        useful &= ids != ref_end
+        useful[:n_hyp] = ids[:n_hyp] != hyp_end
         max_refs = int(n_refs.max())
         ref_column = np.arange(n_ref_sent, dtype=int64) - np.repeat(ref_starts, n_refs)
         matches_out, per_seg = _matches(
-            ids,
-            np.concatenate((hyp_lens, ref_lens)),
+            ids, n_hyp + 2, np.flatnonzero(useful),
+            np.concatenate((hyp_lens, ref_lens)) + 1,
             np.concatenate((np.arange(n_seg, dtype=int64), ref_seg)),
             np.concatenate((np.full(n_seg, max_refs, int64), ref_column)),
             n_seg, max_refs, max_order,
-            spare_id=spare,
             per_segment=per_segment, dense_table_max=dense_table_max, packed_sort=packed_sort,
         )
         if per_seg is not None:
@@ -370,60 +399,75 @@ def numpy_counts(
 
 
 def numpy_stream_counts(
-    hyp_tokens: Iterable[Any],
-    hyp_lens: Any,
-    references: Sequence[tuple[Iterable[Any], Any]],
+    hyp_tokens: Sequence[Any],
+    references: Sequence[Sequence[Any]],
+    n_seg: int,
     max_order: int,
     *,
+    hyp_end: Any = HYP_END,
+    ref_end: Any = REF_END,
     per_segment: bool = False,
 ) -> Any:
     """Exact counts of a block read from line-aligned files, vectorised with numpy.
 
     The layout of files: one hypothesis stream and K >= 1 reference streams,
-    each giving one token sequence per segment, flattened.
+    each giving one sentence per segment. Each stream is flat: every
+    sentence's tokens followed by a sentence end (``hyp_end`` in the
+    hypothesis stream, ``ref_end`` in the references), so a stream of S
+    sentences holds S ends.
 
     Args:
-        hyp_tokens: the S hypotheses' tokens, one after another (``str`` or
-            ``bytes``; references the same type).
-        hyp_lens: int64 array (S,): hypothesis i has ``hyp_lens[i]`` tokens.
-        references: K >= 1 pairs ``(tokens, lens)`` in the same layout.
+        hyp_tokens: the hypothesis stream (tokens ``str`` or ``bytes``, the
+            references the same type; ``hyp_end`` and ``ref_end`` must equal
+            no token of either and each other).
+        references: K >= 1 reference streams.
+        n_seg: S, the number of segments.
         max_order: N >= 1 (checked by the caller).
         per_segment: return :class:`SegmentCounts` instead of the corpus sums.
 
     Returns:
         As :func:`numpy_counts` on the same segments (reference k of segment
         i is the k-th stream's sentence i).
+
+    Raises:
+        ValueError: a stream does not hold S sentence ends.
     """
     import numpy as np
 
     int64 = np.int64
-    n_seg = len(hyp_lens)
     n_refs = len(references)
-    ref_lens = np.stack([np.asarray(lens, int64) for _, lens in references])
+    n_hyp = len(hyp_tokens)
+    ref_sizes = [len(tokens) for tokens in references]
+    ids, spare, ref_end_id = _intern(
+        hyp_tokens, n_hyp, chain.from_iterable(references), sum(ref_sizes), ref_end
+    )
+    # sentence ends give the sentence lengths (the ends are where the ids say)
+    hyp_end_id = int(ids[hyp_tokens.index(hyp_end)]) if n_hyp else -1
+    hyp_ends = np.flatnonzero(ids[:n_hyp] == hyp_end_id)
+    ref_ends = np.flatnonzero(ids[n_hyp:] == ref_end_id) + n_hyp
+    if len(hyp_ends) != n_seg or len(ref_ends) != n_seg * n_refs:
+        raise ValueError("numpy_stream_counts: a stream does not hold one end per segment")
+    ends = np.concatenate((hyp_ends, ref_ends))
+    sizes = np.diff(ends, prepend=-1)
+    lens = sizes - 1
+    hyp_lens = lens[:n_seg]
+    ref_lens = lens[n_seg:].reshape(n_refs, n_seg)
     # closest reference length, ties to the shorter: the minimum of (|r - c|, r)
     base = int(ref_lens.max(initial=0)) + 1
-    closest = (np.abs(ref_lens - hyp_lens[None, :]) * base + ref_lens).min(axis=0, initial=1 << 62) % base
-    hyp_total = int(hyp_lens.sum())
-    n_ref_tok = int(ref_lens.sum())
-    matches_per_seg = np.zeros((max_order, n_seg), int64)
-    matches_out = [0] * max_order
-    if hyp_total and n_ref_tok:
-        ids, spare = _intern(
-            hyp_tokens, hyp_total, chain.from_iterable(tokens for tokens, _ in references), n_ref_tok
-        )
-        seg = np.arange(n_seg, dtype=int64)
-        matches_out, per_seg = _matches(
-            ids,
-            np.concatenate((hyp_lens, ref_lens.ravel())),
-            np.tile(seg, n_refs + 1),
-            np.repeat(np.append(np.int64(n_refs), np.arange(n_refs, dtype=int64)), n_seg),
-            n_seg, n_refs, max_order,
-            spare_id=spare, per_segment=per_segment, dense_table_max=_DENSE_TABLE_MAX,
-            packed_sort=True,
-        )
-        if per_seg is not None:
-            matches_per_seg = per_seg
+    closest = (np.abs(ref_lens - hyp_lens[None, :]) * base + ref_lens).min(axis=0) % base
+    useful = ids != spare
+    useful &= ids != ref_end_id
+    useful[hyp_ends] = False
+    seg = np.arange(n_seg, dtype=int64)
+    matches_out, per_seg = _matches(
+        ids, n_hyp + 2, np.flatnonzero(useful), sizes,
+        np.tile(seg, n_refs + 1),
+        np.repeat(np.append(np.int64(n_refs), np.arange(n_refs, dtype=int64)), n_seg),
+        n_seg, n_refs, max_order,
+        per_segment=per_segment, dense_table_max=_DENSE_TABLE_MAX, packed_sort=True,
+    )
     totals = _totals(hyp_lens, max_order)
     if per_segment:
-        return SegmentCounts(matches_per_seg.T.copy(), totals, hyp_lens, closest)
-    return matches_out, [int(t) for t in totals.sum(axis=0)], hyp_total, int(closest.sum())
+        return SegmentCounts(per_seg.T.copy(), totals, hyp_lens, closest)
+    return (matches_out, [int(t) for t in totals.sum(axis=0)], int(hyp_lens.sum()),
+            int(closest.sum()))

@@ -10,14 +10,26 @@ enough to need it.
 
 from __future__ import annotations
 
-from itertools import chain
 from typing import Any, Callable, Sequence
 
 from .corpus_io import decode_block, iter_line_blocks
 from .errors import InvalidInputError
-from .fast import numpy_available, numpy_stream_counts, python_counts
+from .fast import (
+    HYP_END,
+    REF_END,
+    _with_ends,
+    numpy_available,
+    numpy_stream_counts,
+    python_counts,
+)
 from .stats import _BLOCK_SEGMENTS, BLOCK_TOKENS, SufficientStats, _n_tokens, check_max_order
-from .tokenizers import bytes_split_is_str_split, get_tokenizer, split_none_bulk
+from .tokenizers import (
+    BULK_HYP_END,
+    BULK_REF_END,
+    bytes_split_is_str_split,
+    get_tokenizer,
+    split_none_bulk,
+)
 
 __all__ = ["corpus_stats_files"]
 
@@ -78,47 +90,48 @@ def corpus_stats_files(
     totals = [0] * max_order
     hyp_len = ref_len = 0
     first = 0
-    for chunks in iter_line_blocks([hypothesis, *references], lambda: block["lines"]):
+    for n_lines, chunks in iter_line_blocks([hypothesis, *references], lambda: block["lines"]):
         rows: list[list[int]] = []
         if sum(map(len, chunks)) >= _NUMPY_MIN_BYTES and numpy_available():
-            import numpy as np
-
             if tokenize == "none" and all(map(bytes_split_is_str_split, chunks)):
-                split = [split_none_bulk(chunk) for chunk in chunks]
+                hyp_end, ref_end = BULK_HYP_END, BULK_REF_END
+                hyp = split_none_bulk(chunks[0], hyp_end)
+                refs = [split_none_bulk(chunk, ref_end) for chunk in chunks[1:]]
             else:
-                split = []
-                for chunk in chunks:
-                    per_line = [tokenizer(line) for line in decode_block(chunk)]
-                    lens = np.fromiter(map(len, per_line), np.int64, len(per_line))
-                    split.append((list(chain.from_iterable(per_line)), lens))
+                hyp_end, ref_end = HYP_END, REF_END
+                hyp, *refs = [
+                    list(_with_ends([tokenizer(line) for line in decode_block(chunk)], end))
+                    for chunk, end in zip(chunks, [hyp_end] + [ref_end] * len(references))
+                ]
             counts = numpy_stream_counts(
-                split[0][0], split[0][1], split[1:], max_order, per_segment=on_segments is not None
+                hyp, refs, n_lines, max_order, hyp_end=hyp_end, ref_end=ref_end,
+                per_segment=on_segments is not None,
             )
             if on_segments is not None:
+                import numpy as np
+
                 m, t, h, r = counts.corpus()
                 rows = np.column_stack(
                     (counts.matches, counts.totals, counts.hyp_len, counts.ref_len)
                 ).tolist()
             else:
                 m, t, h, r = counts
-            n_lines = len(split[0][1])
-            n_tokens = sum(int(lens.sum()) for _, lens in split)
+            n_tokens = len(hyp) + sum(map(len, refs)) - n_lines * (1 + len(refs))
         else:
             per_file = [[tokenizer(line) for line in decode_block(chunk)] for chunk in chunks]
-            hyps, refs = per_file[0], [list(seg) for seg in zip(*per_file[1:])]
+            hyps, seg_refs = per_file[0], [list(seg) for seg in zip(*per_file[1:])]
             if on_segments is not None:
                 m, t, h, r = [0] * max_order, [0] * max_order, 0, 0
-                for hyp, seg_refs in zip(hyps, refs):
-                    sm, st, sh, sr = python_counts((hyp,), (seg_refs,), max_order)
+                for hyp_tokens, refs_tokens in zip(hyps, seg_refs):
+                    sm, st, sh, sr = python_counts((hyp_tokens,), (refs_tokens,), max_order)
                     rows.append([*sm, *st, sh, sr])
                     m = [a + b for a, b in zip(m, sm)]
                     t = [a + b for a, b in zip(t, st)]
                     h += sh
                     r += sr
             else:
-                m, t, h, r = python_counts(hyps, refs, max_order)
-            n_lines = len(hyps)
-            n_tokens = _n_tokens(hyps, refs)
+                m, t, h, r = python_counts(hyps, seg_refs, max_order)
+            n_tokens = _n_tokens(hyps, seg_refs)
         for k in range(max_order):
             matches[k] += m[k]
             totals[k] += t[k]

@@ -19,6 +19,8 @@ __all__ = [
     "STR_ONLY_WHITESPACE",
     "bytes_split_is_str_split",
     "split_none_bulk",
+    "BULK_HYP_END",
+    "BULK_REF_END",
 ]
 
 #: ``none`` splits on whitespace (Python ``str.split``); the others are sacreBLEU's.
@@ -84,41 +86,39 @@ def _str_only_whitespace_re() -> Any:
     return _STR_ONLY_WS_RE
 
 
-def bytes_split_is_str_split(data: bytes) -> bool:
-    """Whether ``bytes.split()`` of UTF-8 ``data`` gives the UTF-8 of ``str.split()``'s tokens.
+#: Sentence ends for the bulk split (:func:`split_none_bulk`): control bytes
+#: that :func:`bytes_split_is_str_split` makes sure the text does not hold.
+BULK_HYP_END = b"\x00"
+BULK_REF_END = b"\x01"
 
-    True when ``data`` holds none of :data:`STR_ONLY_WHITESPACE` (UTF-8 is
-    self-synchronising, so a character's bytes never occur inside another's).
+
+def bytes_split_is_str_split(data: bytes) -> bool:
+    """Whether :func:`split_none_bulk` may split UTF-8 ``data`` in bulk.
+
+    True when ``bytes.split()`` of ``data`` gives the UTF-8 of ``str.split()``'s
+    tokens, i.e. ``data`` holds none of :data:`STR_ONLY_WHITESPACE` (UTF-8 is
+    self-synchronising, so a character's bytes never occur inside another's),
+    and ``data`` holds neither sentence end (:data:`BULK_HYP_END`,
+    :data:`BULK_REF_END`).
     """
+    if BULK_HYP_END in data or BULK_REF_END in data:
+        return False
+    if data.isascii():  # only the ASCII separators can be there (memchr each)
+        return not any(c in data for c in (b"\x1c", b"\x1d", b"\x1e", b"\x1f"))
     return _str_only_whitespace_re().search(data) is None
 
 
-def split_none_bulk(data: bytes) -> tuple[list[bytes], Any]:
-    """Whitespace tokens of every line of a UTF-8 block, in bulk: (tokens, tokens per line).
+def split_none_bulk(data: bytes, end: bytes) -> list[bytes]:
+    """Whitespace tokens of every line of a UTF-8 block, in bulk, each line followed by ``end``.
 
-    For ``--tokenize none`` on a block of lines (each ending with LF, the
-    last one possibly without) that :func:`bytes_split_is_str_split`
-    accepts: ``tokens`` is ``data.split()`` (the lines' tokens one after
-    another, as UTF-8 ``bytes``; CR is whitespace, so a CR before the LF
-    changes no token) and the counts are an int64 numpy array with one
-    entry per line, found by locating token starts (a non-whitespace byte
-    after whitespace or at the start) and counting those before each LF.
+    For ``--tokenize none`` on a block of whole lines (each ending with LF,
+    the last one possibly without) that :func:`bytes_split_is_str_split`
+    accepts: one ``bytes.split()`` of the block with ``end`` inserted at
+    every line end, so the result is line 1's tokens, ``end``, line 2's
+    tokens, ``end``, ... (UTF-8 ``bytes``; CR is whitespace, so a CR before
+    the LF changes no token), exactly the tokens of ``str.split()`` line by
+    line.
     """
-    import numpy as np
-
-    tokens = data.split()
-    raw = np.frombuffer(data, np.uint8)
-    table = np.zeros(256, bool)
-    table[list(BYTES_WHITESPACE)] = True
-    space = table[raw]
-    start = ~space
-    start[1:] &= space[:-1]
-    starts = np.flatnonzero(start)
-    line_ends = np.flatnonzero(raw == 10)
-    before = np.searchsorted(starts, line_ends)
-    if len(raw) and raw[-1] != 10:  # a last line without LF
-        before = np.append(before, len(starts))
-    counts = np.diff(before, prepend=0)
-    if int(counts.sum()) != len(tokens):  # pragma: no cover - a bug, never silent
-        raise AssertionError("split_none_bulk: token counts disagree with bytes.split")
-    return tokens, counts
+    if not data.endswith(b"\n"):
+        data += b"\n"
+    return data.replace(b"\n", b"\n" + end + b"\n").split()

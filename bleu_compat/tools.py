@@ -25,10 +25,10 @@ import json
 from itertools import chain
 from dataclasses import dataclass
 from importlib import resources
-from typing import Any, Callable, Mapping
+from typing import TYPE_CHECKING, Any, Callable, Mapping
 
-import fastjsonschema
-import jsonschema
+if TYPE_CHECKING:
+    import jsonschema
 
 from .bleu import corpus_bleu, corpus_brevity_penalty, smoothed_bleu
 from .errors import ToolError
@@ -220,17 +220,23 @@ def _fast_validator(tool_id: str) -> Callable[[Any], Any]:
     # whose meaning is the same in draft 7 and draft 2020-12
     # (oracle_tests/test_tools.py checks), and any request it rejects is
     # re-validated by jsonschema's Draft202012Validator for the message.
+    import fastjsonschema
+
     return fastjsonschema.compile(dict(card(tool_id).input_schema))
 
 
 @functools.cache
 def _full_validator(tool_id: str) -> jsonschema.Draft202012Validator:
+    import jsonschema
+
     schema = card(tool_id).input_schema
     jsonschema.Draft202012Validator.check_schema(schema)
     return jsonschema.Draft202012Validator(schema)
 
 
 def _check_schema(tool_id: str, request: dict[str, Any]) -> None:
+    import fastjsonschema
+
     try:
         _fast_validator(tool_id)(request)
         return
@@ -239,6 +245,8 @@ def _check_schema(tool_id: str, request: dict[str, Any]) -> None:
             "invalid_input", fast_error.message.replace("data", "request", 1),
             pointer(fast_error.path[1:] if fast_error.path else []),
         )
+    import jsonschema
+
     error = jsonschema.exceptions.best_match(_full_validator(tool_id).iter_errors(request))
     if error is None:  # the validators disagree: trust neither, refuse
         raise fallback
