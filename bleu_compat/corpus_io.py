@@ -190,6 +190,8 @@ class CorpusScan:
     warnings: list[str] = field(default_factory=list)
 
 
+_BOM = "\ufeff".encode("utf-8")
+
 #: Bytes read at a time by :func:`scan_file` (then cut after the last LF).
 SCAN_CHUNK_BYTES = 1 << 24
 
@@ -225,18 +227,25 @@ def scan_file(path: str | Path, *, chunk_bytes: int = SCAN_CHUNK_BYTES) -> Corpu
                     data, tail = tail, b""
                     if not data:
                         break
-                try:
-                    text = data.decode("utf-8")
-                except UnicodeDecodeError as exc:
-                    raise _decode_error(name, data, exc.start, n_lines) from None
-                lines, chunk_crlf = _split_lines(text)
+                if not data.isascii():  # ASCII is UTF-8: only other bytes need decoding
+                    try:
+                        data.decode("utf-8")
+                    except UnicodeDecodeError as exc:
+                        raise _decode_error(name, data, exc.start, n_lines) from None
+                # LF and CR are ASCII, so lines and CRs are counted on the bytes
+                chunk_lines = data.count(b"\n")
+                crlf += data.count(b"\r\n")
+                if not data.endswith(b"\n"):  # the last line, without LF
+                    chunk_lines += 1
+                    crlf += data.endswith(b"\r")
+                bom_at = data.find(_BOM, 1 if n_lines == 0 else 0)
                 if n_lines == 0:
-                    first_line = lines[0]
-                    inner = _inner_bom_lines(lines)
-                elif "\ufeff" in text:
-                    inner += [n_lines + n for n, line in enumerate(lines, start=1) if "\ufeff" in line]
-                crlf += chunk_crlf
-                n_lines += len(lines)
+                    first_line = _BOM.decode() if data.startswith(_BOM) else ""
+                if bom_at >= 0:  # U+FEFF inside the text: number its lines (rare)
+                    lines = _split_lines(data.decode("utf-8"))[0]
+                    inner += [n_lines + n for n, line in enumerate(lines, start=1)
+                              if "\ufeff" in line[n_lines == 0 and n == 1 :]]
+                n_lines += chunk_lines
                 if not block:
                     break
     except OSError as exc:

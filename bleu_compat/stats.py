@@ -28,9 +28,11 @@ __all__ = [
 ]
 
 #: Tokens (hypotheses plus references) counted per block by corpus_stats and
-#: corpus_stats_iter: large enough to amortise numpy's per-call costs, small
-#: enough that a block's arrays take a few tens of MiB.
-BLOCK_TOKENS = 1 << 20
+#: corpus_stats_iter: small enough that a block's int64 arrays stay in the
+#: processor's cache, large enough to amortise numpy's per-call costs
+#: (measured on the WMT-size corpus, 375k tokens: 2**15 and 2**16 equally
+#: fastest, 2**20 1.6x slower, 2**13 2.3x slower).
+BLOCK_TOKENS = 1 << 16
 #: A block also ends after this many segments, so that a stream of empty
 #: segments (no tokens) is not held whole either.
 _BLOCK_SEGMENTS = 1 << 17

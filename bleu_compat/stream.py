@@ -22,7 +22,7 @@ from .fast import (
     numpy_stream_counts,
     python_counts,
 )
-from .stats import _BLOCK_SEGMENTS, BLOCK_TOKENS, SufficientStats, _n_tokens, check_max_order
+from .stats import _BLOCK_SEGMENTS, SufficientStats, _n_tokens, check_max_order
 from .tokenizers import (
     BULK_HYP_END,
     BULK_REF_END,
@@ -31,15 +31,19 @@ from .tokenizers import (
     split_none_bulk,
 )
 
-__all__ = ["corpus_stats_files"]
+__all__ = ["corpus_stats_files", "STREAM_BLOCK_TOKENS"]
 
 
+#: Tokens (all files) per block of corpus_stats_files: measured on 8,000 x 4
+#: segments (1M tokens), 2**14 to 2**17 are equally fast and 2**20 takes 20%
+#: more CPU time and 3.6x the memory (56 MiB against 203 MiB peak RSS).
+STREAM_BLOCK_TOKENS = 1 << 16
 #: A block of files is counted with numpy from this many bytes (about
 #: NUMPY_MIN_TOKENS tokens of ordinary text); below, numpy is not imported.
 _NUMPY_MIN_BYTES = 1024
 #: Lines of each file in the first block of corpus_stats_files; later blocks
 #: are sized from the tokens per line seen so far.
-_FIRST_BLOCK_LINES = 8192
+_FIRST_BLOCK_LINES = 512
 
 
 def corpus_stats_files(
@@ -70,7 +74,7 @@ def corpus_stats_files(
             block's first 0-based segment index and one row per segment:
             ``[m_1..m_N, l_1..l_N, hyp_len, ref_len]`` (ints; the statistics
             :func:`segment_stats` gives that segment).
-        block_tokens: tokens per block (default ``BLOCK_TOKENS``).
+        block_tokens: tokens per block (default ``STREAM_BLOCK_TOKENS``).
 
     Returns:
         The corpus statistics: the sum of the segments' statistics.
@@ -84,7 +88,7 @@ def corpus_stats_files(
     if not references:
         raise InvalidInputError("at least one reference file is needed")
     tokenizer = get_tokenizer(tokenize)
-    limit = BLOCK_TOKENS if block_tokens is None else block_tokens
+    limit = STREAM_BLOCK_TOKENS if block_tokens is None else block_tokens
     block = {"lines": _FIRST_BLOCK_LINES}
     matches = [0] * max_order
     totals = [0] * max_order
@@ -140,5 +144,5 @@ def corpus_stats_files(
         if on_segments is not None:
             on_segments(first, rows)
         first += n_lines
-        block["lines"] = max(1024, min(_BLOCK_SEGMENTS, limit * n_lines // max(n_tokens, 1)))
+        block["lines"] = max(256, min(_BLOCK_SEGMENTS, limit * n_lines // max(n_tokens, 1)))
     return SufficientStats(tuple(matches), tuple(totals), hyp_len, ref_len)
