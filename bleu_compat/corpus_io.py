@@ -193,7 +193,7 @@ class CorpusScan:
 _BOM = "\ufeff".encode("utf-8")
 
 #: Bytes read at a time by :func:`scan_file` (then cut after the last LF).
-SCAN_CHUNK_BYTES = 1 << 24
+SCAN_CHUNK_BYTES = 1 << 20
 
 
 def scan_file(path: str | Path, *, chunk_bytes: int = SCAN_CHUNK_BYTES) -> CorpusScan:
