@@ -16,8 +16,17 @@ count in any single reference of the same segment, summed over the corpus):
   each order only positions that can still match are kept: a hypothesis
   n-gram absent from every reference cannot extend to a matching
   (n+1)-gram, and a reference n-gram absent from the hypothesis cannot
-  either. All arithmetic is on int64 indices and counts; the results are
-  returned as Python ints.
+  either. Every sentence is followed by an end id (one for hypotheses,
+  another for references, equal to no token), so an n-gram running past its
+  sentence matches nothing and is dropped with the others; reference tokens
+  of no hypothesis share one spare id and never enter the sort. Ranks come
+  out in segment order, so with ``per_segment=True`` each segment's matches
+  are a slice of the running sum over ranks, in the same pass
+  (:class:`SegmentCounts`). All arithmetic is on int64 indices and counts;
+  the results are returned as Python ints (or int64 arrays per segment).
+* :func:`numpy_stream_counts`, the same kernel on the layout of
+  line-aligned files (one hypothesis stream, K reference streams, sentence
+  ends already in the streams), used by :mod:`bleu_compat.stream`.
 
 numpy is optional: :func:`numpy_available` says whether it can be imported,
 and callers fall back to :func:`python_counts`. Floats are never computed

@@ -15,8 +15,6 @@ difference (:mod:`bleu_compat.parity`); an unexplained difference exits 1.
 from __future__ import annotations
 
 import argparse
-import csv
-import io
 import sys
 from typing import Any, Sequence
 
@@ -445,6 +443,9 @@ def cmd_score(args: argparse.Namespace) -> int:
 
 
 def _csv(names: list[str], results: list[BleuResult], comparisons: list[Any], max_order: int) -> str:
+    import csv
+    import io
+
     buf = io.StringIO()
     writer = csv.writer(buf, lineterminator="\n")
     header = ["system", "bleu", *[f"p{n}" for n in range(1, max_order + 1)],
