@@ -196,18 +196,22 @@ _BOM = "\ufeff".encode("utf-8")
 SCAN_CHUNK_BYTES = 1 << 20
 
 
-def scan_file(path: str | Path, *, chunk_bytes: int = SCAN_CHUNK_BYTES) -> CorpusScan:
+def scan_file(
+    path: str | Path, *, chunk_bytes: int = SCAN_CHUNK_BYTES, name: str | None = None
+) -> CorpusScan:
     """Check a corpus file under the rules of this module without holding it.
 
     Reads the file in chunks of about ``chunk_bytes`` bytes, each ending
     after a LF, and finds what :func:`read_lines` would: the same errors
     (same messages, same first bad line), the same line count and the same
-    warnings. Memory is one chunk.
+    warnings. Memory is one chunk. ``name`` (default: ``path``) is the file's
+    name in messages and in the result (e.g. the name a user gave for a pipe
+    that was copied to ``path``).
 
     Raises:
         CorpusReadError: as :func:`read_lines`.
     """
-    name = str(path)
+    name = str(path) if name is None else name
     n_lines = crlf = 0
     first_line = ""
     inner: list[int] = []

@@ -325,6 +325,32 @@ def _fail(message: str) -> int:
 
 def cmd_score(args: argparse.Namespace) -> int:
     """Run ``score``; return the exit status (0, 1 on UNEXPECTED with --compare, 2 on bad input)."""
+    import tempfile
+
+    # Files are read twice (checked, then streamed): a pipe or a process
+    # substitution (/dev/stdin, <(...)) is first copied to a file of our own.
+    with tempfile.TemporaryDirectory(prefix="bleu-compat-") as spool:
+        return _score(args, spool)
+
+
+def _readable_twice(path: str, spool: str, index: int) -> str:
+    """``path`` itself if it is a regular file (or cannot be opened), else a copy of its bytes."""
+    import os
+    import shutil
+    import stat
+
+    try:
+        if stat.S_ISREG(os.stat(path).st_mode):
+            return path
+        copy = os.path.join(spool, f"{index}.txt")
+        with open(path, "rb") as source, open(copy, "wb") as target:
+            shutil.copyfileobj(source, target)
+    except OSError:
+        return path  # scan_file reports it, naming the file
+    return copy
+
+
+def _score(args: argparse.Namespace, spool: str) -> int:
     if args.max_order < 1:
         return _fail(f"--max-order={args.max_order} must be >= 1")
     if not 0 <= args.decimals <= 15:
@@ -337,9 +363,19 @@ def cmd_score(args: argparse.Namespace) -> int:
     else:
         system_paths, ref_paths = args.systems, args.files
     fmt = args.format or ("json" if args.json else "line" if len(system_paths) == 1 else "table")
+    # what to read for each file as given (the name users see stays the one given)
+    sources = {
+        (kind, k): _readable_twice(path, spool, n)
+        for n, (kind, k, path) in enumerate(
+            [("ref", k, p) for k, p in enumerate(ref_paths)]
+            + [("sys", k, p) for k, p in enumerate(system_paths)]
+        )
+    }
+    ref_sources = [sources["ref", k] for k in range(len(ref_paths))]
+    sys_sources = [sources["sys", k] for k in range(len(system_paths))]
     try:
-        refs = [scan_file(path) for path in ref_paths]
-        systems = [scan_file(path) for path in system_paths]
+        refs = [scan_file(src, name=path) for src, path in zip(ref_sources, ref_paths)]
+        systems = [scan_file(src, name=path) for src, path in zip(sys_sources, system_paths)]
         check_line_counts(refs)
         for s in systems:
             check_line_counts([s, refs[0]])
@@ -364,13 +400,13 @@ def cmd_score(args: argparse.Namespace) -> int:
     except OSError as exc:
         return _fail(f"cannot write {args.segments}: {exc.strerror or exc}")
     try:
-        for s in systems:
+        for s, source in zip(systems, sys_sources):
             write = (
                 _segment_writer(segments_file, s.path, args.max_order)
                 if segments_file is not None else None
             )
             total = corpus_stats_files(
-                s.path, [r.path for r in refs], tokenize=args.tokenize,
+                source, ref_sources, tokenize=args.tokenize,
                 max_order=args.max_order, on_segments=write,
             )
             results.append(bleu_from_stats(total))
@@ -393,15 +429,15 @@ def cmd_score(args: argparse.Namespace) -> int:
 
         try:
             # the libraries take every token at once: read the files whole
-            ref_tokens = [tokenize_lines(read_lines(r.path).lines, args.tokenize) for r in refs]
+            ref_tokens = [tokenize_lines(read_lines(src).lines, args.tokenize) for src in ref_sources]
             references = [list(seg) for seg in zip(*ref_tokens)]
             versions = {lib: library_version(lib) for lib in ("sacrebleu", "nltk")}
             comparisons = [
                 compare_system(
-                    s.path, tokenize_lines(read_lines(s.path).lines, args.tokenize), references,
+                    s.path, tokenize_lines(read_lines(src).lines, args.tokenize), references,
                     max_order=args.max_order,
                 )
-                for s in systems
+                for s, src in zip(systems, sys_sources)
             ]
         except CorpusReadError as exc:
             return _fail(str(exc))
