@@ -325,24 +325,33 @@ def _fail(message: str) -> int:
 
 def cmd_score(args: argparse.Namespace) -> int:
     """Run ``score``; return the exit status (0, 1 on UNEXPECTED with --compare, 2 on bad input)."""
-    import tempfile
-
     # Files are read twice (checked, then streamed): a pipe or a process
-    # substitution (/dev/stdin, <(...)) is first copied to a file of our own.
-    with tempfile.TemporaryDirectory(prefix="bleu-compat-") as spool:
+    # substitution (/dev/stdin, <(...)) is first copied to a file of our own,
+    # in a directory made only then.
+    spool: list[str] = []
+    try:
         return _score(args, spool)
+    finally:
+        if spool:
+            import shutil
+
+            shutil.rmtree(spool[0], ignore_errors=True)
 
 
-def _readable_twice(path: str, spool: str, index: int) -> str:
+def _readable_twice(path: str, spool: list[str], index: int) -> str:
     """``path`` itself if it is a regular file (or cannot be opened), else a copy of its bytes."""
     import os
-    import shutil
     import stat
 
     try:
         if stat.S_ISREG(os.stat(path).st_mode):
             return path
-        copy = os.path.join(spool, f"{index}.txt")
+        import shutil
+        import tempfile
+
+        if not spool:
+            spool.append(tempfile.mkdtemp(prefix="bleu-compat-"))
+        copy = os.path.join(spool[0], f"{index}.txt")
         with open(path, "rb") as source, open(copy, "wb") as target:
             shutil.copyfileobj(source, target)
     except OSError:
@@ -350,7 +359,7 @@ def _readable_twice(path: str, spool: str, index: int) -> str:
     return copy
 
 
-def _score(args: argparse.Namespace, spool: str) -> int:
+def _score(args: argparse.Namespace, spool: list[str]) -> int:
     if args.max_order < 1:
         return _fail(f"--max-order={args.max_order} must be >= 1")
     if not 0 <= args.decimals <= 15:
