@@ -17,8 +17,9 @@ measurement; times are medians over repeated runs in that worker):
   that they measured the same thing.
 * ``scale``: 1k, 10k, 100k and 1M segments with 1 reference (``--quick``
   skips 1M), ours only, streamed from files on disk through
-  ``bleu_compat.stats.corpus_stats_iter`` (reading, splitting, statistics,
-  score), so memory stays bounded.
+  ``bleu_compat.stream.corpus_stats_files`` (what ``bleu-compat score``
+  runs: reading and splitting in bulk, statistics block by block, score),
+  so memory stays bounded.
 * ``tool``: ``bleu_compat.execute('bleu-corpus-compute', request)`` on a
   request at the card's limits (1,000 segments, 50,000 tokens in hypotheses
   plus references), as a parsed dict and as JSON text.
@@ -212,15 +213,10 @@ def worker_wmt(seed: int, repeats: int) -> dict[str, Any]:
 
 def worker_scale(hyp_path: str, ref_path: str, repeats: int) -> dict[str, Any]:
     from bleu_compat.bleu import bleu_from_stats
-    from bleu_compat.stats import corpus_stats_iter
-
-    def pairs() -> Iterator[tuple[list[str], list[list[str]]]]:
-        with open(hyp_path, encoding="utf-8") as h, open(ref_path, encoding="utf-8") as r:
-            for hyp_line, ref_line in zip(h, r):
-                yield hyp_line.split(), [ref_line.split()]
+    from bleu_compat.stream import corpus_stats_files
 
     def run() -> Any:
-        return bleu_from_stats(corpus_stats_iter(pairs()))
+        return bleu_from_stats(corpus_stats_files(hyp_path, [ref_path]))
 
     walls, cpus = [], []
     result = None

@@ -16,8 +16,17 @@ count in any single reference of the same segment, summed over the corpus):
   each order only positions that can still match are kept: a hypothesis
   n-gram absent from every reference cannot extend to a matching
   (n+1)-gram, and a reference n-gram absent from the hypothesis cannot
-  either. All arithmetic is on int64 indices and counts; the results are
-  returned as Python ints.
+  either. Every sentence is followed by an end id (one for hypotheses,
+  another for references, equal to no token), so an n-gram running past its
+  sentence matches nothing and is dropped with the others; reference tokens
+  of no hypothesis share one spare id and never enter the sort. Ranks come
+  out in segment order, so with ``per_segment=True`` each segment's matches
+  are a slice of the running sum over ranks, in the same pass
+  (:class:`SegmentCounts`). All arithmetic is on int64 indices and counts;
+  the results are returned as Python ints (or int64 arrays per segment).
+* :func:`numpy_stream_counts`, the same kernel on the layout of
+  line-aligned files (one hypothesis stream, K reference streams, sentence
+  ends already in the streams), used by :mod:`bleu_compat.stream`.
 
 numpy is optional: :func:`numpy_available` says whether it can be imported,
 and callers fall back to :func:`python_counts`. Floats are never computed
@@ -29,12 +38,22 @@ from __future__ import annotations
 
 import functools
 from collections import Counter
-from itertools import chain, count
-from typing import Any, Sequence
+from itertools import chain, count, repeat
+from typing import Any, Iterable, NamedTuple, Sequence
 
 from .ngrams import Tokens
 
-__all__ = ["Counts", "python_counts", "numpy_counts", "numpy_available", "NUMPY_MIN_TOKENS"]
+__all__ = [
+    "Counts",
+    "SegmentCounts",
+    "python_counts",
+    "numpy_counts",
+    "numpy_stream_counts",
+    "numpy_available",
+    "NUMPY_MIN_TOKENS",
+    "HYP_END",
+    "REF_END",
+]
 
 #: ``(matches, totals, hyp_len, ref_len)``: per-order lists of ints and two ints.
 Counts = tuple[list[int], list[int], int, int]
@@ -122,97 +141,133 @@ def python_counts(
     return matches, totals, hyp_len, ref_len
 
 
-def numpy_counts(
-    hypotheses: Sequence[Tokens],
-    references: Sequence[Sequence[Tokens]],
-    max_order: int,
-    *,
-    dense_table_max: int = _DENSE_TABLE_MAX,
-    packed_sort: bool = True,
-) -> Counts:
-    """Exact corpus counts, vectorised with numpy (same result as python_counts).
+class SegmentCounts(NamedTuple):
+    """Per-segment counts of a block of S segments, as int64 numpy arrays.
 
-    Memory is linear in the block's tokens (a few int64 arrays of that
-    length); stream large corpora block by block
-    (:func:`bleu_compat.stats.corpus_stats_iter`).
+    Attributes:
+        matches: shape (S, N); ``matches[i, n-1]`` is segment i's clipped
+            n-gram matches of order n.
+        totals: shape (S, N); ``max(hyp_len[i] - n + 1, 0)``.
+        hyp_len: shape (S,); the hypothesis length c_i in tokens.
+        ref_len: shape (S,); the closest reference length r_i (ties to the shorter).
+    """
 
-    Args:
-        hypotheses: S token sequences; references: S non-empty sequences of
-            token sequences (checked by the caller).
-        max_order: N >= 1 (checked by the caller).
-        dense_table_max: largest ``ranks * max_references`` table for the
-            bincount path of the reference maximum (tests lower it to cover
-            the sort-based path).
-        packed_sort: sort (key, position) packed in one int64 when they fit
-            (tests turn it off to cover the argsort path).
+    matches: Any
+    totals: Any
+    hyp_len: Any
+    ref_len: Any
+
+    def corpus(self) -> Counts:
+        """The corpus sums ``(matches, totals, hyp_len, ref_len)`` as Python ints."""
+        return (
+            [int(v) for v in self.matches.sum(axis=0)],
+            [int(v) for v in self.totals.sum(axis=0)],
+            int(self.hyp_len.sum()),
+            int(self.ref_len.sum()),
+        )
+
+
+#: Sentence ends in the token stream of the numpy kernel: one after every
+#: hypothesis, another after every reference. Neither equals any token (they
+#: are objects of their own), the hypothesis end is never in a reference and
+#: the reference end never in a hypothesis, so no n-gram across a sentence end
+#: can match, and an n-gram is always followed by a token or a sentence end.
+HYP_END = object()
+REF_END = object()
+
+
+def _intern(
+    hyp_tokens: Iterable[Any], n_hyp: int, ref_tokens: Iterable[Any], n_ref: int, ref_end: Any
+) -> tuple[Any, int, int]:
+    """Token ids of the hypothesis stream then the reference stream.
+
+    A hypothesis token's id is the index of its first occurrence in the
+    hypothesis stream (< ``n_hyp``). A reference token that occurs in no
+    hypothesis of the block can be part of no matching n-gram, so all such
+    tokens share the spare id ``n_hyp``: no hypothesis n-gram contains it,
+    so the n-grams containing it count 0 matches whatever they are.
+    ``ref_end`` (the references' sentence end, never in the hypotheses) gets
+    the id ``n_hyp + 1``. Tokens are compared by equality.
 
     Returns:
-        ``(matches, totals, hyp_len, ref_len)`` as Python ints.
+        ``(ids, spare id, reference end id)``; ids are int64, < ``n_hyp + 2``.
     """
     import numpy as np
 
-    n_seg = len(hypotheses)
-    if n_seg == 0:
-        return [0] * max_order, [0] * max_order, 0, 0
-    int64 = np.int64
-    hyp_lens = np.fromiter(map(len, hypotheses), int64, n_seg)
-    n_refs = np.fromiter(map(len, references), int64, n_seg)
-    flat_refs = list(chain.from_iterable(references))
-    n_ref_sent = len(flat_refs)
-    ref_lens = np.fromiter(map(len, flat_refs), int64, n_ref_sent)
-    ref_seg = np.repeat(np.arange(n_seg, dtype=int64), n_refs)
+    vocab: dict[Any, int] = {}
+    ids = np.empty(n_hyp + n_ref, np.int64)
+    ids[:n_hyp] = np.fromiter(map(vocab.setdefault, hyp_tokens, count()), np.int64, n_hyp)
+    spare = n_hyp
+    vocab[ref_end] = n_hyp + 1
+    ids[n_hyp:] = np.fromiter(map(vocab.get, ref_tokens, repeat(spare)), np.int64, n_ref)
+    return ids, spare, n_hyp + 1
 
+
+def _with_ends(sentences: Iterable[Tokens], end: Any) -> Iterable[Any]:
+    # every token of every sentence, each sentence followed by ``end`` (C-level)
+    return chain.from_iterable(chain.from_iterable(zip(sentences, repeat((end,)))))
+
+
+def _closest_lengths(hyp_lens: Any, ref_lens: Any, ref_seg: Any, ref_starts: Any) -> Any:
     # closest reference length per segment, ties to the shorter: the minimum of
     # (|r - c|, r) encoded as one int, per segment (references are contiguous).
-    ref_starts = np.zeros(n_seg, int64)
-    np.cumsum(n_refs[:-1], out=ref_starts[1:])
+    import numpy as np
+
     base = int(ref_lens.max(initial=0)) + 1
     diff = np.abs(ref_lens - hyp_lens[ref_seg])
-    closest = np.minimum.reduceat(diff * base + ref_lens, ref_starts) % base
+    return np.minimum.reduceat(diff * base + ref_lens, ref_starts) % base
 
-    hyp_total = int(hyp_lens.sum())
-    orders = np.arange(1, max_order + 1, dtype=int64)
-    totals = np.maximum(hyp_lens[None, :] - orders[:, None] + 1, 0).sum(axis=1)
-    totals_out = [int(t) for t in totals]
+
+def _totals(hyp_lens: Any, max_order: int) -> Any:
+    import numpy as np
+
+    orders = np.arange(1, max_order + 1, dtype=np.int64)
+    return np.maximum(hyp_lens[:, None] - orders[None, :] + 1, 0)
+
+
+def _matches(
+    ids: Any, id_bound: int, positions: Any, sent_sizes: Any, sent_seg: Any, sent_column: Any,
+    n_seg: int, max_refs: int, max_order: int, *, per_segment: bool, dense_table_max: int,
+    packed_sort: bool,
+) -> tuple[list[int], Any]:
+    """Clipped matches per order (Python ints) and, if asked, per segment (N, S).
+
+    ``ids`` (all < ``id_bound``) holds every token of the block, sentence
+    after sentence, each sentence followed by its end (:data:`HYP_END` or
+    :data:`REF_END`'s id); sentence j takes ``sent_sizes[j]`` ids (its tokens
+    and its end), belongs to segment ``sent_seg[j]`` and has column
+    ``sent_column[j]``: its reference index k (0..max_refs-1), or
+    ``max_refs`` for the segment's hypothesis. ``positions`` (ascending) are
+    the positions that can start a matching n-gram: not a sentence end, not
+    a token of no hypothesis.
+    """
+    import numpy as np
+
+    int64 = np.int64
+    n_tok = len(ids)
     matches_out = [0] * max_order
-    ref_total = int(closest.sum())
-
-    n_tok = hyp_total + int(ref_lens.sum())
-    if hyp_total == 0 or n_tok == hyp_total:
-        return matches_out, totals_out, hyp_total, ref_total
-
-    # Intern tokens: id = index of the token's first occurrence (< n_tok).
-    ids = np.fromiter(
-        map({}.setdefault, chain(chain.from_iterable(hypotheses), chain.from_iterable(flat_refs)),
-            count()),
-        int64, n_tok,
-    )
-    # Per position: tokens left in its sentence, and its column: the segment's
-    # reference index k (0..max_refs-1) for a reference, max_refs for the
-    # hypothesis. One bincount of rank * (max_refs + 1) + column then holds
-    # the hypothesis count and every reference's count of each n-gram.
-    max_refs = int(n_refs.max())
+    per_seg = np.zeros((max_order, n_seg), int64) if per_segment else None
+    if len(positions) == 0:
+        return matches_out, per_seg
+    # Per position: its column. One bincount of rank * (max_refs + 1) + column
+    # then holds the hypothesis count and every reference's count of each n-gram.
     width = max_refs + 1
-    sent_lens = np.concatenate((hyp_lens, ref_lens))
-    ref_column = np.arange(n_ref_sent, dtype=int64) - np.repeat(ref_starts, n_refs)
-    sent_column = np.concatenate((np.full(n_seg, max_refs, int64), ref_column))
-    sent_seg = np.concatenate((np.arange(n_seg, dtype=int64), ref_seg))
-    left = np.repeat(np.cumsum(sent_lens), sent_lens) - np.arange(n_tok, dtype=int64)
-    column = np.repeat(sent_column, sent_lens)
+    column = np.repeat(sent_column, sent_sizes)
+    tok_seg = np.repeat(sent_seg, sent_sizes)[positions]
 
     # Order 1: (segment, token); order n: (rank of the (n-1)-gram, n-th token).
     # Positions are kept sorted by the previous order's key, so rank is the
-    # dense rank of each kept position's n-gram among the kept positions.
-    positions = np.arange(n_tok, dtype=int64)
-    key = np.repeat(sent_seg, sent_lens) * n_tok + ids
-    # Keys are < max(n_seg, n_tok) * n_tok. When a key and a position fit in
-    # 63 bits together, one np.sort of (key << bits | position) replaces
+    # dense rank of each kept position's n-gram among the kept positions, and
+    # ranks are in segment order (the segment is the key's leading part).
+    key = tok_seg * id_bound + ids[positions]
+    # Keys are < max(n_seg, n_tok) * id_bound. When a key and a position fit
+    # in 63 bits together, one np.sort of (key << bits | position) replaces
     # argsort and two gathers (several times faster on SIMD sorts).
     bits = n_tok.bit_length()
-    packed = packed_sort and max(n_seg, n_tok) * n_tok < 1 << (63 - bits)
+    packed = packed_sort and max(n_seg, n_tok) * id_bound < 1 << (63 - bits)
     for n in range(1, max_order + 1):
         if n > 1:
-            key = rank * n_tok + ids[positions + (n - 1)]
+            key = rank * id_bound + ids[positions + (n - 1)]
         if packed:
             key <<= bits
             key |= positions
@@ -246,15 +301,182 @@ def numpy_counts(
             ref_max = np.zeros(n_ranks, int64)
             np.maximum.at(ref_max, gram[~is_hyp], counts[~is_hyp])
         shared = np.minimum(hyp_counts, ref_max)
-        matches_out[n - 1] = int(shared.sum())
+        total = np.cumsum(shared)
+        matches_out[n - 1] = int(total[-1])
+        if per_seg is not None and matches_out[n - 1]:
+            # ranks are in segment order: a segment's matches are a slice of
+            # the running sum over ranks, bounded by its first rank. The
+            # segment of a rank: order 1's key starts with it; later, each
+            # rank's first position's segment.
+            if n == 1:
+                seg_of_rank = sorted_key[np.flatnonzero(new)] // id_bound
+            else:
+                seg_of_rank = pos_seg[positions[np.flatnonzero(new)]]
+            bounds = np.searchsorted(seg_of_rank, np.arange(n_seg + 1, dtype=int64))
+            running = np.concatenate((np.zeros(1, int64), total))
+            per_seg[n - 1] = running[bounds[1:]] - running[bounds[:-1]]
         if n == max_order or matches_out[n - 1] == 0:
             break
-        # Keep positions whose n-gram is in the hypothesis and in some reference
-        # and which have an (n+1)-gram: only those can match at order n + 1.
+        if n == 1 and per_seg is not None:
+            pos_seg = np.repeat(sent_seg, sent_sizes)
+        # Keep positions whose n-gram is in the hypothesis and in some
+        # reference: only those can match at order n + 1 (an n-gram that runs
+        # into a sentence end matches nothing, so it is dropped here too).
         keep = shared[rank] > 0
-        keep &= left[positions] > n
         positions = positions[keep]
-        if len(positions) == 0:
-            break
         rank = rank[keep]
-    return matches_out, totals_out, hyp_total, ref_total
+    return matches_out, per_seg
+
+
+def numpy_counts(
+    hypotheses: Sequence[Tokens],
+    references: Sequence[Sequence[Tokens]],
+    max_order: int,
+    *,
+    per_segment: bool = False,
+    dense_table_max: int = _DENSE_TABLE_MAX,
+    packed_sort: bool = True,
+) -> Any:
+    """Exact corpus counts, vectorised with numpy (same result as python_counts).
+
+    Memory is linear in the block's tokens (a few int64 arrays of that
+    length); stream large corpora block by block
+    (:func:`bleu_compat.stats.corpus_stats_iter`).
+
+    Args:
+        hypotheses: S token sequences; references: S non-empty sequences of
+            token sequences (checked by the caller).
+        max_order: N >= 1 (checked by the caller).
+        per_segment: return every segment's counts (:class:`SegmentCounts`)
+            instead of the corpus sums; each segment's are those of
+            :func:`python_counts` on that segment alone.
+        dense_table_max: largest ``ranks * max_references`` table for the
+            bincount path of the reference maximum (tests lower it to cover
+            the sort-based path).
+        packed_sort: sort (key, position) packed in one int64 when they fit
+            (tests turn it off to cover the argsort path).
+
+    Returns:
+        ``(matches, totals, hyp_len, ref_len)`` as Python ints, or with
+        ``per_segment`` a :class:`SegmentCounts` of int64 arrays.
+    """
+    import numpy as np
+
+    int64 = np.int64
+    n_seg = len(hypotheses)
+    hyp_lens = np.fromiter(map(len, hypotheses), int64, n_seg)
+    n_refs = np.fromiter(map(len, references), int64, n_seg)
+    flat_refs = list(chain.from_iterable(references))
+    n_ref_sent = len(flat_refs)
+    ref_lens = np.fromiter(map(len, flat_refs), int64, n_ref_sent)
+    ref_starts = np.zeros(n_seg, int64)
+    np.cumsum(n_refs[:-1], out=ref_starts[1:])
+    ref_seg = np.repeat(np.arange(n_seg, dtype=int64), n_refs)
+    closest = (
+        _closest_lengths(hyp_lens, ref_lens, ref_seg, ref_starts) if n_seg else np.zeros(0, int64)
+    )
+    hyp_total = int(hyp_lens.sum())
+    n_ref_tok = int(ref_lens.sum())
+    matches_per_seg = np.zeros((max_order, n_seg), int64)
+    matches_out = [0] * max_order
+    if hyp_total and n_ref_tok:
+        n_hyp = hyp_total + n_seg
+        ids, spare, ref_end = _intern(
+            _with_ends(hypotheses, HYP_END), n_hyp,
+            _with_ends(flat_refs, REF_END), n_ref_tok + n_ref_sent, REF_END,
+        )
+        hyp_end = int(ids[hyp_lens[0]])  # the first hypothesis's end
+        useful = ids != spare
+        useful &= ids != ref_end
+        useful[:n_hyp] = ids[:n_hyp] != hyp_end
+        max_refs = int(n_refs.max())
+        ref_column = np.arange(n_ref_sent, dtype=int64) - np.repeat(ref_starts, n_refs)
+        matches_out, per_seg = _matches(
+            ids, n_hyp + 2, np.flatnonzero(useful),
+            np.concatenate((hyp_lens, ref_lens)) + 1,
+            np.concatenate((np.arange(n_seg, dtype=int64), ref_seg)),
+            np.concatenate((np.full(n_seg, max_refs, int64), ref_column)),
+            n_seg, max_refs, max_order,
+            per_segment=per_segment, dense_table_max=dense_table_max, packed_sort=packed_sort,
+        )
+        if per_seg is not None:
+            matches_per_seg = per_seg
+    totals = _totals(hyp_lens, max_order)
+    if per_segment:
+        return SegmentCounts(matches_per_seg.T.copy(), totals, hyp_lens, closest)
+    return matches_out, [int(t) for t in totals.sum(axis=0)], hyp_total, int(closest.sum())
+
+
+def numpy_stream_counts(
+    hyp_tokens: Sequence[Any],
+    references: Sequence[Sequence[Any]],
+    n_seg: int,
+    max_order: int,
+    *,
+    hyp_end: Any = HYP_END,
+    ref_end: Any = REF_END,
+    per_segment: bool = False,
+) -> Any:
+    """Exact counts of a block read from line-aligned files, vectorised with numpy.
+
+    The layout of files: one hypothesis stream and K >= 1 reference streams,
+    each giving one sentence per segment. Each stream is flat: every
+    sentence's tokens followed by a sentence end (``hyp_end`` in the
+    hypothesis stream, ``ref_end`` in the references), so a stream of S
+    sentences holds S ends.
+
+    Args:
+        hyp_tokens: the hypothesis stream (tokens ``str`` or ``bytes``, the
+            references the same type; ``hyp_end`` and ``ref_end`` must equal
+            no token of either and each other).
+        references: K >= 1 reference streams.
+        n_seg: S, the number of segments.
+        max_order: N >= 1 (checked by the caller).
+        per_segment: return :class:`SegmentCounts` instead of the corpus sums.
+
+    Returns:
+        As :func:`numpy_counts` on the same segments (reference k of segment
+        i is the k-th stream's sentence i).
+
+    Raises:
+        ValueError: a stream does not hold S sentence ends.
+    """
+    import numpy as np
+
+    int64 = np.int64
+    n_refs = len(references)
+    n_hyp = len(hyp_tokens)
+    ref_sizes = [len(tokens) for tokens in references]
+    ids, spare, ref_end_id = _intern(
+        hyp_tokens, n_hyp, chain.from_iterable(references), sum(ref_sizes), ref_end
+    )
+    # sentence ends give the sentence lengths (the ends are where the ids say)
+    hyp_end_id = int(ids[hyp_tokens.index(hyp_end)]) if n_hyp else -1
+    hyp_ends = np.flatnonzero(ids[:n_hyp] == hyp_end_id)
+    ref_ends = np.flatnonzero(ids[n_hyp:] == ref_end_id) + n_hyp
+    if len(hyp_ends) != n_seg or len(ref_ends) != n_seg * n_refs:
+        raise ValueError("numpy_stream_counts: a stream does not hold one end per segment")
+    ends = np.concatenate((hyp_ends, ref_ends))
+    sizes = np.diff(ends, prepend=-1)
+    lens = sizes - 1
+    hyp_lens = lens[:n_seg]
+    ref_lens = lens[n_seg:].reshape(n_refs, n_seg)
+    # closest reference length, ties to the shorter: the minimum of (|r - c|, r)
+    base = int(ref_lens.max(initial=0)) + 1
+    closest = (np.abs(ref_lens - hyp_lens[None, :]) * base + ref_lens).min(axis=0) % base
+    useful = ids != spare
+    useful &= ids != ref_end_id
+    useful[hyp_ends] = False
+    seg = np.arange(n_seg, dtype=int64)
+    matches_out, per_seg = _matches(
+        ids, n_hyp + 2, np.flatnonzero(useful), sizes,
+        np.tile(seg, n_refs + 1),
+        np.repeat(np.append(np.int64(n_refs), np.arange(n_refs, dtype=int64)), n_seg),
+        n_seg, n_refs, max_order,
+        per_segment=per_segment, dense_table_max=_DENSE_TABLE_MAX, packed_sort=True,
+    )
+    totals = _totals(hyp_lens, max_order)
+    if per_segment:
+        return SegmentCounts(per_seg.T.copy(), totals, hyp_lens, closest)
+    return (matches_out, [int(t) for t in totals.sum(axis=0)], int(hyp_lens.sum()),
+            int(closest.sum()))

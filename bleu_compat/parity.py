@@ -23,7 +23,7 @@ from typing import Any, Sequence
 
 from .bleu import bleu_from_stats
 from .ngrams import Tokens
-from .stats import SufficientStats, corpus_stats, segment_stats
+from .stats import SufficientStats, corpus_stats, per_segment_stats
 from .ulp import ulp_distance
 
 __all__ = [
@@ -89,10 +89,12 @@ def card_output(stats: SufficientStats) -> dict[str, Any]:
 def segment_statistics(
     hypotheses: Sequence[Tokens], references: Sequence[Sequence[Tokens]], *, max_order: int
 ) -> list[SufficientStats]:
-    """Per-segment sufficient statistics; their sum is the corpus statistics."""
-    return [
-        segment_stats(h, refs, max_order=max_order) for h, refs in zip(hypotheses, references)
-    ]
+    """Per-segment sufficient statistics; their sum is the corpus statistics.
+
+    Each is :func:`bleu_compat.stats.segment_stats` of that segment, computed
+    with the vectorised kernel (:func:`bleu_compat.stats.per_segment_stats`).
+    """
+    return per_segment_stats(hypotheses, references, max_order=max_order)
 
 
 @dataclass(frozen=True)

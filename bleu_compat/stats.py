@@ -23,13 +23,16 @@ __all__ = [
     "corpus_stats",
     "corpus_stats_iter",
     "check_max_order",
+    "per_segment_stats",
     "BLOCK_TOKENS",
 ]
 
 #: Tokens (hypotheses plus references) counted per block by corpus_stats and
-#: corpus_stats_iter: large enough to amortise numpy's per-call costs, small
-#: enough that a block's arrays take a few tens of MiB.
-BLOCK_TOKENS = 1 << 20
+#: corpus_stats_iter: small enough that a block's int64 arrays stay in the
+#: processor's cache, large enough to amortise numpy's per-call costs
+#: (measured on the WMT-size corpus, 375k tokens: 2**15 and 2**16 equally
+#: fastest, 2**20 1.6x slower, 2**13 2.3x slower).
+BLOCK_TOKENS = 1 << 16
 #: A block also ends after this many segments, so that a stream of empty
 #: segments (no tokens) is not held whole either.
 _BLOCK_SEGMENTS = 1 << 17
@@ -253,3 +256,53 @@ def corpus_stats_iter(
     if block_hyps:
         flush()
     return SufficientStats(tuple(matches), tuple(totals), hyp_len, ref_len)
+
+
+def per_segment_stats(
+    hypotheses: Sequence[Tokens], references: Sequence[Sequence[Tokens]], *, max_order: int = 4
+) -> list[SufficientStats]:
+    """Every segment's sufficient statistics, computed together.
+
+    Equal, segment by segment, to ``[segment_stats(h, r, max_order=max_order)
+    for h, r in zip(hypotheses, references)]`` (the definition, Papineni 2002
+    section 2.1), but counted block by block with the vectorised kernel
+    (:func:`bleu_compat.fast.numpy_counts` with ``per_segment=True``) when a
+    block has ``NUMPY_MIN_TOKENS`` tokens or more.
+
+    Args:
+        hypotheses: hypotheses[i] is the token list of segment i.
+        references: references[i] holds one or more reference token lists.
+        max_order: N, the largest n-gram order.
+
+    Returns:
+        One SufficientStats per segment, in order; their sum is
+        :func:`corpus_stats` of the same segments.
+
+    Raises:
+        InvalidInputError: the lengths differ or a segment has no reference.
+        ConfigError: ``max_order`` < 1.
+    """
+    check_max_order(max_order)
+    if len(hypotheses) != len(references):
+        raise InvalidInputError(
+            f"len(references)={len(references)} must equal "
+            f"len(hypotheses)={len(hypotheses)}"
+        )
+    _check_references(references, 0)
+    out: list[SufficientStats] = []
+    start = 0
+    while start < len(hypotheses):
+        stop, n_tokens = start, 0
+        while stop < len(hypotheses) and n_tokens < BLOCK_TOKENS and stop - start < _BLOCK_SEGMENTS:
+            n_tokens += len(hypotheses[stop]) + sum(map(len, references[stop]))
+            stop += 1
+        hyps, refs = hypotheses[start:stop], references[start:stop]
+        if n_tokens >= NUMPY_MIN_TOKENS and numpy_available():
+            counts = numpy_counts(hyps, refs, max_order, per_segment=True)
+            out += map(SufficientStats, map(tuple, counts.matches.tolist()),
+                       map(tuple, counts.totals.tolist()), counts.hyp_len.tolist(),
+                       counts.ref_len.tolist())
+        else:
+            out += [segment_stats(h, r, max_order=max_order) for h, r in zip(hyps, refs)]
+        start = stop
+    return out

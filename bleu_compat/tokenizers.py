@@ -8,11 +8,20 @@ of it.
 
 from __future__ import annotations
 
-from typing import Callable, Iterable
+from typing import Any, Callable, Iterable
 
 from .errors import ConfigError, OracleUnavailableError
 
-__all__ = ["TOKENIZERS", "get_tokenizer", "tokenize_lines"]
+__all__ = [
+    "TOKENIZERS",
+    "get_tokenizer",
+    "tokenize_lines",
+    "STR_ONLY_WHITESPACE",
+    "bytes_split_is_str_split",
+    "split_none_bulk",
+    "BULK_HYP_END",
+    "BULK_REF_END",
+]
 
 #: ``none`` splits on whitespace (Python ``str.split``); the others are sacreBLEU's.
 TOKENIZERS = ("none", "13a", "intl", "zh", "char")
@@ -50,3 +59,66 @@ def tokenize_lines(lines: Iterable[str], name: str) -> list[list[str]]:
     """Tokenize every line with :func:`get_tokenizer` ``(name)``."""
     tokenize = get_tokenizer(name)
     return [tokenize(line) for line in lines]
+
+
+#: Characters that ``str.split()`` treats as whitespace but ``bytes.split()``
+#: does not (``bytes.split()`` splits on the ASCII space, TAB, LF, VT, FF, CR
+#: only): the ASCII information separators and every non-ASCII character
+#: for which ``str.isspace()`` holds (Unicode 15: White_Space or bidi class
+#: WS/B/S). A test derives this set from ``str.isspace`` over all code points.
+STR_ONLY_WHITESPACE = (
+    "\x1c\x1d\x1e\x1f\x85\xa0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006"
+    "\u2007\u2008\u2009\u200a\u2028\u2029\u202f\u205f\u3000"
+)
+_STR_ONLY_WS_RE = None
+#: The bytes that ``bytes.split()`` splits on.
+BYTES_WHITESPACE = b" \t\n\r\x0b\x0c"
+
+
+def _str_only_whitespace_re() -> Any:
+    global _STR_ONLY_WS_RE
+    if _STR_ONLY_WS_RE is None:
+        import re
+
+        _STR_ONLY_WS_RE = re.compile(
+            b"|".join(re.escape(c.encode("utf-8")) for c in STR_ONLY_WHITESPACE)
+        )
+    return _STR_ONLY_WS_RE
+
+
+#: Sentence ends for the bulk split (:func:`split_none_bulk`): control bytes
+#: that :func:`bytes_split_is_str_split` makes sure the text does not hold.
+BULK_HYP_END = b"\x00"
+BULK_REF_END = b"\x01"
+
+
+def bytes_split_is_str_split(data: bytes) -> bool:
+    """Whether :func:`split_none_bulk` may split UTF-8 ``data`` in bulk.
+
+    True when ``bytes.split()`` of ``data`` gives the UTF-8 of ``str.split()``'s
+    tokens, i.e. ``data`` holds none of :data:`STR_ONLY_WHITESPACE` (UTF-8 is
+    self-synchronising, so a character's bytes never occur inside another's),
+    and ``data`` holds neither sentence end (:data:`BULK_HYP_END`,
+    :data:`BULK_REF_END`).
+    """
+    if BULK_HYP_END in data or BULK_REF_END in data:
+        return False
+    if data.isascii():  # only the ASCII separators can be there (memchr each)
+        return not any(c in data for c in (b"\x1c", b"\x1d", b"\x1e", b"\x1f"))
+    return _str_only_whitespace_re().search(data) is None
+
+
+def split_none_bulk(data: bytes, end: bytes) -> list[bytes]:
+    """Whitespace tokens of every line of a UTF-8 block, in bulk, each line followed by ``end``.
+
+    For ``--tokenize none`` on a block of whole lines (each ending with LF,
+    the last one possibly without) that :func:`bytes_split_is_str_split`
+    accepts: one ``bytes.split()`` of the block with ``end`` inserted at
+    every line end, so the result is line 1's tokens, ``end``, line 2's
+    tokens, ``end``, ... (UTF-8 ``bytes``; CR is whitespace, so a CR before
+    the LF changes no token), exactly the tokens of ``str.split()`` line by
+    line.
+    """
+    if not data.endswith(b"\n"):
+        data += b"\n"
+    return data.replace(b"\n", b"\n" + end + b"\n").split()

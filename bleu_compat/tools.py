@@ -27,7 +27,6 @@ from dataclasses import dataclass
 from importlib import resources
 from typing import Any, Callable, Mapping
 
-import fastjsonschema
 
 from .bleu import corpus_bleu, corpus_brevity_penalty, smoothed_bleu
 from .errors import ToolError
@@ -219,10 +218,14 @@ def _fast_validator(tool_id: str) -> Callable[[Any], Any]:
     # whose meaning is the same in draft 7 and draft 2020-12
     # (oracle_tests/test_tools.py checks); the error reported for a request it
     # rejects is found by _first_schema_error.
+    import fastjsonschema
+
     return fastjsonschema.compile(dict(card(tool_id).input_schema))
 
 
 def _check_schema(tool_id: str, request: dict[str, Any]) -> None:
+    import fastjsonschema
+
     try:
         _fast_validator(tool_id)(request)
         return
@@ -306,6 +309,8 @@ def _node_error(schema: Mapping[str, Any], instance: Any) -> _SchemaError | None
     # compiled fastjsonschema validator: O(1) or O(keys), and no message is
     # built from the value (jsonschema's repr of a 5-million-item array cost
     # 300 MB and seconds).
+    import fastjsonschema
+
     for keyword, value in schema.items():
         if keyword in ("items", "properties"):
             continue
@@ -335,6 +340,8 @@ def _compiled(kind: str, key: Any, make: Callable[[], Any]) -> Any:
 
 
 def _is_valid(schema: Mapping[str, Any], instance: Any) -> bool:
+    import fastjsonschema
+
     validate = _compiled("fast", schema, lambda: fastjsonschema.compile(dict(schema)))
     try:
         validate(instance)
@@ -345,6 +352,8 @@ def _is_valid(schema: Mapping[str, Any], instance: Any) -> bool:
 
 def _first_invalid_item(items: Mapping[str, Any], array: list[Any]) -> int | None:
     # fastjsonschema checks array items by index and stops at the first bad one.
+    import fastjsonschema
+
     validate = _compiled(
         "items", items, lambda: fastjsonschema.compile({"type": "array", "items": dict(items)})
     )

@@ -236,3 +236,94 @@ def test_corpus_stats_without_numpy(monkeypatch):
     refs = [[[rnd.choice(vocab) for _ in range(rnd.randint(0, 20))] for _ in range(3)] for _ in range(200)]
     m, t, h, r = reference_stats(hyps, refs, 4)
     assert corpus_stats(hyps, refs) == SufficientStats(tuple(m), tuple(t), h, r)
+
+
+def per_segment_reference(hypotheses, references, max_order):
+    """The definition segment by segment: one (matches, totals, hyp_len, ref_len) each."""
+    return [reference_stats([h], [r], max_order) for h, r in zip(hypotheses, references)]
+
+
+def rows_of(counts):
+    """SegmentCounts as the definition's tuples, one per segment."""
+    return [
+        (list(m), list(t), h, r)
+        for m, t, h, r in zip(counts.matches.tolist(), counts.totals.tolist(),
+                              counts.hyp_len.tolist(), counts.ref_len.tolist())
+    ]
+
+
+class TestPerSegmentKernel:
+    """The vectorised per-segment statistics equal the definition on every segment (issue 12)."""
+
+    @given(CORPUS, ORDER)
+    def test_numpy_kernel_per_segment(self, corpus, max_order):
+        """numpy_counts(per_segment=True): every segment's integers, and their sums."""
+        hyps = [h for h, _ in corpus]
+        refs = [r for _, r in corpus]
+        got = numpy_counts(hyps, refs, max_order, per_segment=True)
+        assert rows_of(got) == per_segment_reference(hyps, refs, max_order)
+        assert as_tuple(got.corpus()) == reference_stats(hyps, refs, max_order)
+
+    @given(CORPUS, ORDER)
+    def test_numpy_kernel_per_segment_sparse_and_argsort_paths(self, corpus, max_order):
+        """The sort-based reference maximum and the argsort path give the same rows."""
+        hyps = [h for h, _ in corpus]
+        refs = [r for _, r in corpus]
+        expected = per_segment_reference(hyps, refs, max_order)
+        assert rows_of(numpy_counts(hyps, refs, max_order, per_segment=True,
+                                    dense_table_max=0)) == expected
+        assert rows_of(numpy_counts(hyps, refs, max_order, per_segment=True,
+                                    packed_sort=False)) == expected
+
+    @given(st.lists(st.tuples(SENTENCE, st.lists(SENTENCE, min_size=3, max_size=3)), max_size=12),
+           ORDER, st.booleans())
+    def test_stream_kernel(self, corpus, max_order, per_segment):
+        """numpy_stream_counts (files' layout: K streams, sentence ends) is the definition."""
+        from bleu_compat.fast import HYP_END, REF_END, numpy_stream_counts
+
+        hyps = [h for h, _ in corpus]
+        refs = [r for _, r in corpus]
+
+        def stream(sentences, end):
+            return [t for s in sentences for t in [*s, end]]
+
+        streams = [stream([r[k] for r in refs], REF_END) for k in range(3)]
+        got = numpy_stream_counts(stream(hyps, HYP_END), streams, len(corpus), max_order,
+                                  per_segment=per_segment)
+        if per_segment:
+            assert rows_of(got) == per_segment_reference(hyps, refs, max_order)
+        else:
+            assert as_tuple(got) == reference_stats(hyps, refs, max_order)
+
+    @settings(max_examples=30)
+    @given(CORPUS, ORDER, st.integers(min_value=1, max_value=30))
+    def test_per_segment_stats_across_blocks(self, corpus, max_order, block_tokens):
+        """stats.per_segment_stats equals segment_stats segment by segment, whatever the blocks."""
+        import bleu_compat.stats as stats_module
+        from bleu_compat.stats import per_segment_stats
+
+        hyps = [h for h, _ in corpus]
+        refs = [r for _, r in corpus]
+        saved = stats_module.BLOCK_TOKENS, stats_module.NUMPY_MIN_TOKENS
+        stats_module.BLOCK_TOKENS, stats_module.NUMPY_MIN_TOKENS = block_tokens, 1
+        try:
+            got = per_segment_stats(hyps, refs, max_order=max_order)
+        finally:
+            stats_module.BLOCK_TOKENS, stats_module.NUMPY_MIN_TOKENS = saved
+        expected = [SufficientStats(tuple(m), tuple(t), h, r)
+                    for m, t, h, r in per_segment_reference(hyps, refs, max_order)]
+        assert got == expected
+
+    @settings(max_examples=5)
+    @given(st.integers(min_value=0, max_value=2**32), st.integers(min_value=1, max_value=6))
+    def test_large_block_per_segment(self, seed, max_order):
+        """A block of 400 segments of up to 40 tokens: every row is the definition's."""
+        rnd = random.Random(seed)
+        vocab = ["the", "a", "cat", "sat", "on", "mat", "a b", "é", "the"]
+
+        def sentence():
+            return [rnd.choice(vocab) for _ in range(rnd.randint(0, 40))]
+        hyps = [sentence() for _ in range(400)]
+        refs = [[sentence() for _ in range(rnd.randint(1, 4))] for _ in range(400)]
+        got = numpy_counts(hyps, refs, max_order, per_segment=True)
+        assert rows_of(got) == per_segment_reference(hyps, refs, max_order)

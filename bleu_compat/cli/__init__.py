@@ -17,24 +17,55 @@ import importlib
 import sys
 from typing import Sequence
 
-__all__ = ["main", "COMMAND_MODULES"]
+__all__ = ["main", "build_parser", "COMMANDS", "COMMAND_MODULES"]
 
-# Modules that register commands, in the order --help lists them.
-COMMAND_MODULES = (
-    "bleu_compat.cli.tools",
-    "bleu_compat.cli.run",
-    "bleu_compat.cli.bigram",
-    "bleu_compat.cli.catalog",
-    "bleu_compat.cli.score",
-    "bleu_compat.cli.serve",
-    "bleu_compat.cli.crosscheck",
-    "bleu_compat.cli.gate",
-    "bleu_compat.cli.explain",
+#: Every command, in the order --help lists them: (name, module, help). The
+#: help is repeated here so that the top-level parser can be built without
+#: importing any command's module; the module imported is only the chosen
+#: command's (a test checks that this table matches what each module registers).
+COMMANDS = (
+    ("tools", "bleu_compat.cli.tools", "list the tools (id, version, description)"),
+    ("run", "bleu_compat.cli.run", "run a tool on a JSON request"),
+    ("bigram", "bleu_compat.cli.bigram", "BLEU up to bigrams, text protocol on standard input"),
+    ("catalog", "bleu_compat.cli.catalog", "render the divergence catalog to Markdown"),
+    (
+        "score", "bleu_compat.cli.score",
+        "corpus BLEU of one or more systems (optionally beside sacreBLEU and NLTK)",
+    ),
+    ("serve", "bleu_compat.cli.serve", "serve the tools over HTTP (uvicorn)"),
+    (
+        "crosscheck", "bleu_compat.cli.crosscheck",
+        "run ours, sacreBLEU and NLTK side by side and explain every difference",
+    ),
+    ("gate", "bleu_compat.cli.gate", "CI regression gate against a committed baseline"),
+    (
+        "explain", "bleu_compat.cli.explain",
+        "explain one request: every implementation's output and why it differs",
+    ),
 )
 
+#: Modules that register commands (each exposes ``register(subparsers)``).
+COMMAND_MODULES = tuple(dict.fromkeys(module for _, module, _ in COMMANDS))
 
-def build_parser() -> argparse.ArgumentParser:
-    """The top-level parser with every registered command."""
+def _chosen_command(argv: Sequence[str]) -> str | None:
+    # The top-level options (-h, --help, --version) take no value, so the
+    # first argument that is not an option is the command's name.
+    for arg in argv:
+        if arg == "--":
+            return None
+        if not arg.startswith("-"):
+            return arg
+    return None
+
+
+def build_parser(argv: Sequence[str] | None = None, *, full: bool = False) -> argparse.ArgumentParser:
+    """The top-level parser.
+
+    Only the module of the command that ``argv`` chooses is imported and
+    registers its real parser (with ``full``, every module does); every other
+    command gets a placeholder parser with its name and help from
+    :data:`COMMANDS`, enough for ``--help`` and for usage errors.
+    """
     from bleu_compat import __version__
 
     parser = argparse.ArgumentParser(
@@ -44,8 +75,20 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"bleu-compat {__version__}")
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
     subparsers.required = True
-    for name in COMMAND_MODULES:
-        importlib.import_module(name).register(subparsers)
+    chosen = None if full else _chosen_command(sys.argv[1:] if argv is None else argv)
+    modules = {module for name, module, _ in COMMANDS if full or name == chosen}
+    registered: set[str] = set()
+    for name, module, help_text in COMMANDS:
+        if name in registered:
+            continue
+        if module in modules:
+            before = set(subparsers.choices)
+            importlib.import_module(module).register(subparsers)
+            registered |= set(subparsers.choices) - before
+            modules.discard(module)
+        else:
+            subparsers.add_parser(name, help=help_text)
+            registered.add(name)
     return parser
 
 
@@ -59,7 +102,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                 reconfigure(encoding="utf-8")
             except (ValueError, OSError):
                 pass
-    parser = build_parser()
+    parser = build_parser(argv)
     try:
         args = parser.parse_args(argv)
     except SystemExit as exc:  # argparse: --help (0) or a usage error (2)

@@ -15,23 +15,22 @@ difference (:mod:`bleu_compat.parity`); an unexplained difference exits 1.
 from __future__ import annotations
 
 import argparse
-import csv
-import io
 import sys
 from typing import Any, Sequence
 
 from bleu_compat.bleu import BleuResult, bleu_from_stats
 from bleu_compat.corpus_io import (
     READING_RULES,
-    CorpusFile,
     CorpusReadError,
     check_line_counts,
     read_lines,
+    scan_file,
 )
 from bleu_compat.errors import BleuCompatError
 from bleu_compat.jsonio import dumps_js
 from bleu_compat.rounding import js_number_str, to_fixed_str
-from bleu_compat.tokenizers import TOKENIZERS, tokenize_lines
+from bleu_compat.stream import corpus_stats_files
+from bleu_compat.tokenizers import TOKENIZERS, get_tokenizer, tokenize_lines
 
 __all__ = ["register", "summary_line", "result_json", "cmd_score"]
 
@@ -331,6 +330,41 @@ def _fail(message: str) -> int:
 
 def cmd_score(args: argparse.Namespace) -> int:
     """Run ``score``; return the exit status (0, 1 on UNEXPECTED with --compare, 2 on bad input)."""
+    # Files are read twice (checked, then streamed): a pipe or a process
+    # substitution (/dev/stdin, <(...)) is first copied to a file of our own,
+    # in a directory made only then.
+    spool: list[str] = []
+    try:
+        return _score(args, spool)
+    finally:
+        if spool:
+            import shutil
+
+            shutil.rmtree(spool[0], ignore_errors=True)
+
+
+def _readable_twice(path: str, spool: list[str], index: int) -> str:
+    """``path`` itself if it is a regular file (or cannot be opened), else a copy of its bytes."""
+    import os
+    import stat
+
+    try:
+        if stat.S_ISREG(os.stat(path).st_mode):
+            return path
+        import shutil
+        import tempfile
+
+        if not spool:
+            spool.append(tempfile.mkdtemp(prefix="bleu-compat-"))
+        copy = os.path.join(spool[0], f"{index}.txt")
+        with open(path, "rb") as source, open(copy, "wb") as target:
+            shutil.copyfileobj(source, target)
+    except OSError:
+        return path  # scan_file reports it, naming the file
+    return copy
+
+
+def _score(args: argparse.Namespace, spool: list[str]) -> int:
     if args.max_order < 1:
         return _fail(f"--max-order={args.max_order} must be >= 1")
     if not 0 <= args.decimals <= 15:
@@ -343,9 +377,19 @@ def cmd_score(args: argparse.Namespace) -> int:
     else:
         system_paths, ref_paths = args.systems, args.files
     fmt = args.format or ("json" if args.json else "line" if len(system_paths) == 1 else "table")
+    # what to read for each file as given (the name users see stays the one given)
+    sources = {
+        (kind, k): _readable_twice(path, spool, n)
+        for n, (kind, k, path) in enumerate(
+            [("ref", k, p) for k, p in enumerate(ref_paths)]
+            + [("sys", k, p) for k, p in enumerate(system_paths)]
+        )
+    }
+    ref_sources = [sources["ref", k] for k in range(len(ref_paths))]
+    sys_sources = [sources["sys", k] for k in range(len(system_paths))]
     try:
-        refs = [read_lines(path) for path in ref_paths]
-        systems = [read_lines(path) for path in system_paths]
+        refs = [scan_file(src, name=path) for src, path in zip(ref_sources, ref_paths)]
+        systems = [scan_file(src, name=path) for src, path in zip(sys_sources, system_paths)]
         check_line_counts(refs)
         for s in systems:
             check_line_counts([s, refs[0]])
@@ -358,28 +402,38 @@ def cmd_score(args: argparse.Namespace) -> int:
                 seen.add(warning)
                 print(f"{_PROG}: warning: {warning}", file=sys.stderr)
     try:
-        ref_tokens = [tokenize_lines(r.lines, args.tokenize) for r in refs]
-        sys_tokens = [tokenize_lines(s.lines, args.tokenize) for s in systems]
+        get_tokenizer(args.tokenize)
     except (BleuCompatError, ImportError) as exc:
         return _fail(str(exc))
-    references = [list(seg) for seg in zip(*ref_tokens)]
+    n_segments = refs[0].n_lines
     results = []
-    per_segment: list[list[Any]] = []
-    from bleu_compat.parity import segment_statistics
-
-    for hyps in sys_tokens:
-        segs = segment_statistics(hyps, references, max_order=args.max_order)
-        per_segment.append(segs)
-        total = segs[0]
-        for s in segs[1:]:
-            total = total + s
-        results.append(bleu_from_stats(total))
-
-    if args.segments:
-        try:
-            _write_segments(args.segments, systems, per_segment)
-        except OSError as exc:
-            return _fail(f"cannot write {args.segments}: {exc.strerror or exc}")
+    try:
+        segments_file = (
+            open(args.segments, "w", encoding="utf-8", newline="\n") if args.segments else None
+        )
+    except OSError as exc:
+        return _fail(f"cannot write {args.segments}: {exc.strerror or exc}")
+    try:
+        for s, source in zip(systems, sys_sources):
+            write = (
+                _segment_writer(segments_file, s.path, args.max_order)
+                if segments_file is not None else None
+            )
+            total = corpus_stats_files(
+                source, ref_sources, tokenize=args.tokenize,
+                max_order=args.max_order, on_segments=write,
+            )
+            results.append(bleu_from_stats(total))
+    except CorpusReadError as exc:
+        return _fail(str(exc))
+    except OSError as exc:
+        return _fail(f"cannot write {args.segments}: {exc.strerror or exc}")
+    finally:
+        if segments_file is not None:
+            try:
+                segments_file.close()
+            except OSError:
+                pass
 
     if getattr(args, "html", None) and not args.compare:
         return _fail("--html writes the --compare report: give --compare too")
@@ -390,11 +444,19 @@ def cmd_score(args: argparse.Namespace) -> int:
         from bleu_compat.parity import compare_system
 
         try:
+            # the libraries take every token at once: read the files whole
+            ref_tokens = [tokenize_lines(read_lines(src).lines, args.tokenize) for src in ref_sources]
+            references = [list(seg) for seg in zip(*ref_tokens)]
             versions = {lib: library_version(lib) for lib in ("sacrebleu", "nltk")}
             comparisons = [
-                compare_system(s.path, hyps, references, max_order=args.max_order)
-                for s, hyps in zip(systems, sys_tokens)
+                compare_system(
+                    s.path, tokenize_lines(read_lines(src).lines, args.tokenize), references,
+                    max_order=args.max_order,
+                )
+                for s, src in zip(systems, sys_sources)
             ]
+        except CorpusReadError as exc:
+            return _fail(str(exc))
         except (BleuCompatError, ImportError) as exc:
             return _fail(f"--compare: {exc}")
 
@@ -406,7 +468,7 @@ def cmd_score(args: argparse.Namespace) -> int:
             "tokenize": args.tokenize,
             "max_order": args.max_order,
             "references": [r.path for r in refs],
-            "segments": len(references),
+            "segments": n_segments,
             "systems": [_system_json(n, r) for n, r in zip(names, results)],
             "warnings": sorted(seen),
         }
@@ -455,6 +517,9 @@ def _write_compare_html(path: str, names: list[str], comparisons: list[Any],
 
 
 def _csv(names: list[str], results: list[BleuResult], comparisons: list[Any], max_order: int) -> str:
+    import csv
+    import io
+
     buf = io.StringIO()
     writer = csv.writer(buf, lineterminator="\n")
     header = ["system", "bleu", *[f"p{n}" for n in range(1, max_order + 1)],
@@ -480,16 +545,25 @@ def _csv(names: list[str], results: list[BleuResult], comparisons: list[Any], ma
     return buf.getvalue()
 
 
-def _write_segments(path: str, systems: list[CorpusFile], per_segment: list[list[Any]]) -> None:
-    with open(path, "w", encoding="utf-8", newline="\n") as handle:
-        for system, segs in zip(systems, per_segment):
-            for index, s in enumerate(segs):
-                handle.write(dumps_js({
-                    "system": system.path,
-                    "segment": index,
-                    "line": index + 1,
-                    "matches": list(s.matches),
-                    "totals": list(s.totals),
-                    "hyp_len": s.hyp_len,
-                    "ref_len": s.ref_len,
-                }) + "\n")
+def _segment_writer(handle: Any, system: str, max_order: int) -> Any:
+    """A callback for corpus_stats_files writing each segment's statistics as one JSON line.
+
+    Each line is what ``dumps_js`` writes for ``{"system", "segment", "line",
+    "matches", "totals", "hyp_len", "ref_len"}`` (all values ints below 2**53
+    but the system's name), formatted from one template per block.
+    """
+    import json
+
+    ints = ",".join(["%d"] * max_order)
+    template = (
+        '{"system":' + json.dumps(system, ensure_ascii=False).replace("%", "%%")
+        + ',"segment":%d,"line":%d,"matches":[' + ints + '],"totals":[' + ints
+        + '],"hyp_len":%d,"ref_len":%d}\n'
+    )
+
+    def write(first: int, rows: list[list[int]]) -> None:
+        handle.write("".join([
+            template % (index, index + 1, *row) for index, row in enumerate(rows, first)
+        ]))
+
+    return write

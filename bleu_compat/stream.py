@@ -1,0 +1,148 @@
+"""Corpus statistics of line-aligned files, streamed in bounded memory.
+
+What ``bleu-compat score`` computes: the files are read block by block, each
+block tokenized (in bulk where that gives the same tokens) and counted by the
+vectorised kernel of :mod:`bleu_compat.fast`, per segment if asked, in the
+same pass. Outside the core because tokenizing may need sacreBLEU
+(:mod:`bleu_compat.tokenizers`); numpy is imported only for blocks large
+enough to need it.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable, Sequence
+
+from .corpus_io import decode_block, iter_line_blocks
+from .errors import InvalidInputError
+from .fast import (
+    HYP_END,
+    REF_END,
+    _with_ends,
+    numpy_available,
+    numpy_stream_counts,
+    python_counts,
+)
+from .stats import _BLOCK_SEGMENTS, SufficientStats, _n_tokens, check_max_order
+from .tokenizers import (
+    BULK_HYP_END,
+    BULK_REF_END,
+    bytes_split_is_str_split,
+    get_tokenizer,
+    split_none_bulk,
+)
+
+__all__ = ["corpus_stats_files", "STREAM_BLOCK_TOKENS"]
+
+
+#: Tokens (all files) per block of corpus_stats_files: measured on 8,000 x 4
+#: segments (1M tokens), 2**14 to 2**17 are equally fast and 2**20 takes 20%
+#: more CPU time and 3.6x the memory (56 MiB against 203 MiB peak RSS).
+STREAM_BLOCK_TOKENS = 1 << 16
+#: A block of files is counted with numpy from this many bytes (about
+#: NUMPY_MIN_TOKENS tokens of ordinary text); below, numpy is not imported.
+_NUMPY_MIN_BYTES = 1024
+#: Lines of each file in the first block of corpus_stats_files; later blocks
+#: are sized from the tokens per line seen so far.
+_FIRST_BLOCK_LINES = 512
+
+
+def corpus_stats_files(
+    hypothesis: str,
+    references: Sequence[str],
+    *,
+    tokenize: str = "none",
+    max_order: int = 4,
+    on_segments: Callable[[int, list[list[int]]], Any] | None = None,
+    block_tokens: int | None = None,
+) -> SufficientStats:
+    """Corpus sufficient statistics of line-aligned files, streamed in bounded memory.
+
+    The files are read block by block (:func:`bleu_compat.corpus_io.iter_line_blocks`),
+    each block's lines tokenized (:mod:`bleu_compat.tokenizers`: with
+    ``none``, split in bulk when that gives the same tokens) and counted with
+    the vectorised kernel; only one block is held. Segment i's hypothesis is
+    line i of ``hypothesis`` and its references are line i of each file in
+    ``references``. The files must have been checked first
+    (:func:`bleu_compat.corpus_io.scan_file`: UTF-8, equal line counts).
+
+    Args:
+        hypothesis: the system output file.
+        references: one or more reference files.
+        tokenize: a name from :data:`bleu_compat.tokenizers.TOKENIZERS`.
+        max_order: N, the largest n-gram order.
+        on_segments: if given, called once per block, in order, with the
+            block's first 0-based segment index and one row per segment:
+            ``[m_1..m_N, l_1..l_N, hyp_len, ref_len]`` (ints; the statistics
+            :func:`segment_stats` gives that segment).
+        block_tokens: tokens per block (default ``STREAM_BLOCK_TOKENS``).
+
+    Returns:
+        The corpus statistics: the sum of the segments' statistics.
+
+    Raises:
+        ConfigError: ``max_order`` < 1 or an unknown tokenizer.
+        OracleUnavailableError: the tokenizer needs sacreBLEU, not installed.
+        CorpusReadError: a file cannot be read or changed while being read.
+    """
+    check_max_order(max_order)
+    if not references:
+        raise InvalidInputError("at least one reference file is needed")
+    tokenizer = get_tokenizer(tokenize)
+    limit = STREAM_BLOCK_TOKENS if block_tokens is None else block_tokens
+    block = {"lines": _FIRST_BLOCK_LINES}
+    matches = [0] * max_order
+    totals = [0] * max_order
+    hyp_len = ref_len = 0
+    first = 0
+    for n_lines, chunks in iter_line_blocks([hypothesis, *references], lambda: block["lines"]):
+        rows: list[list[int]] = []
+        if sum(map(len, chunks)) >= _NUMPY_MIN_BYTES and numpy_available():
+            if tokenize == "none" and all(map(bytes_split_is_str_split, chunks)):
+                hyp_end, ref_end = BULK_HYP_END, BULK_REF_END
+                hyp = split_none_bulk(chunks[0], hyp_end)
+                refs = [split_none_bulk(chunk, ref_end) for chunk in chunks[1:]]
+            else:
+                hyp_end, ref_end = HYP_END, REF_END
+                hyp, *refs = [
+                    list(_with_ends([tokenizer(line) for line in decode_block(chunk)], end))
+                    for chunk, end in zip(chunks, [hyp_end] + [ref_end] * len(references))
+                ]
+            counts = numpy_stream_counts(
+                hyp, refs, n_lines, max_order, hyp_end=hyp_end, ref_end=ref_end,
+                per_segment=on_segments is not None,
+            )
+            if on_segments is not None:
+                import numpy as np
+
+                m, t, h, r = counts.corpus()
+                rows = np.column_stack(
+                    (counts.matches, counts.totals, counts.hyp_len, counts.ref_len)
+                ).tolist()
+            else:
+                m, t, h, r = counts
+            n_tokens = len(hyp) + sum(map(len, refs)) - n_lines * (1 + len(refs))
+        else:
+            per_file = [[tokenizer(line) for line in decode_block(chunk)] for chunk in chunks]
+            hyps, seg_refs = per_file[0], [list(seg) for seg in zip(*per_file[1:])]
+            if on_segments is not None:
+                m, t, h, r = [0] * max_order, [0] * max_order, 0, 0
+                for hyp_tokens, refs_tokens in zip(hyps, seg_refs):
+                    sm, st, sh, sr = python_counts((hyp_tokens,), (refs_tokens,), max_order)
+                    rows.append([*sm, *st, sh, sr])
+                    m = [a + b for a, b in zip(m, sm)]
+                    t = [a + b for a, b in zip(t, st)]
+                    h += sh
+                    r += sr
+            else:
+                m, t, h, r = python_counts(hyps, seg_refs, max_order)
+            n_tokens = _n_tokens(hyps, seg_refs)
+        for k in range(max_order):
+            matches[k] += m[k]
+            totals[k] += t[k]
+        hyp_len += h
+        ref_len += r
+        if on_segments is not None:
+            on_segments(first, rows)
+        first += n_lines
+        block["lines"] = max(256, min(_BLOCK_SEGMENTS, limit * n_lines // max(n_tokens, 1)))
+    return SufficientStats(tuple(matches), tuple(totals), hyp_len, ref_len)

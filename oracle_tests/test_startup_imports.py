@@ -1,0 +1,118 @@
+"""Start-up costs only what the command uses (issue 12, item 2).
+
+Each check runs the command in a fresh interpreter (``python -c`` calling
+``bleu_compat.cli.main``) and reads ``sys.modules`` at its end: building the
+parser must import neither the harness, Hypothesis, jsonschema, numpy,
+sacreBLEU nor NLTK unless the chosen command needs them.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+HEAVY = ("bleu_compat.harness", "hypothesis", "jsonschema", "fastjsonschema", "numpy", "sacrebleu",
+         "nltk", "starlette", "uvicorn", "bleu_compat.catalog", "bleu_compat.libraries")
+
+
+def imported_after(argv: list[str], cwd: Path, stdin: str = "") -> tuple[int, set[str]]:
+    """(exit status, heavy modules in sys.modules) after ``bleu-compat ARGV`` in a fresh process."""
+    code = (
+        "import io, json, sys\n"
+        "from bleu_compat.cli import main\n"
+        f"status = main({argv!r})\n"
+        f"heavy = sorted(m for m in sys.modules if m.split('.')[0] in {HEAVY!r} or m in {HEAVY!r})\n"
+        "sys.stdout.flush()\n"
+        "print('\\nIMPORTS ' + json.dumps([status, heavy]))\n"
+    )
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=cwd,
+                          input=stdin, timeout=120)
+    line = [x for x in proc.stdout.splitlines() if x.startswith("IMPORTS ")]
+    assert line, proc.stderr
+    status, heavy = json.loads(line[-1][len("IMPORTS "):])
+    return status, set(heavy)
+
+
+@pytest.fixture
+def corpus(tmp_path: Path) -> Path:
+    (tmp_path / "hyp.txt").write_text("the cat sat on the mat\n", encoding="utf-8")
+    (tmp_path / "ref.txt").write_text("the cat is on the mat\n", encoding="utf-8")
+    return tmp_path
+
+
+def test_import_bleu_compat_is_light() -> None:
+    """``import bleu_compat`` imports no jsonschema and no numpy; names load on first use."""
+    code = ("import sys, bleu_compat\n"
+            "light = not any(m in sys.modules for m in ('jsonschema', 'numpy'))\n"
+            "from bleu_compat import corpus_bleu, execute\n"
+            "print(light, corpus_bleu([['a', 'b', 'c', 'd']], [[['a', 'b', 'c', 'd']]]).bleu,\n"
+            "      'jsonschema' in sys.modules)\n")
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert proc.stdout.split() == ["True", "1.0", "False"], proc.stderr
+
+
+@pytest.mark.parametrize("argv", [["--help"], ["--version"], ["score", "--help"], ["run", "--help"],
+                                  ["tools"], ["serve", "--help"], ["bigram", "--help"], []])
+def test_help_imports_nothing_heavy(argv: list[str], tmp_path: Path) -> None:
+    """--help, --version and a command's --help build only what they print.
+
+    (``crosscheck`` and ``gate`` are left out: their parser shows the
+    harness's defaults, so registering them imports the harness.)
+    """
+    status, heavy = imported_after(argv, tmp_path)
+    assert status == (2 if argv == [] else 0)
+    assert heavy == set()
+
+
+def test_score_on_a_small_corpus_imports_nothing_heavy(corpus: Path) -> None:
+    """``score HYP REF`` on one line: no numpy (the standard-library kernel), no oracle, no harness."""
+    status, heavy = imported_after(["score", "hyp.txt", "ref.txt"], corpus)
+    assert (status, heavy) == (0, set())
+    status, heavy = imported_after(["score", "ref.txt", "-i", "hyp.txt", "--segments", "s.jsonl"],
+                                   corpus)
+    assert (status, heavy) == (0, set())
+
+
+def test_score_on_a_large_corpus_imports_only_numpy(tmp_path: Path) -> None:
+    """A corpus large enough for the vectorised kernel adds numpy, and only numpy."""
+    (tmp_path / "hyp.txt").write_text("the cat sat on the mat\n" * 500, encoding="utf-8")
+    (tmp_path / "ref.txt").write_text("the cat is on the mat\n" * 500, encoding="utf-8")
+    status, heavy = imported_after(["score", "hyp.txt", "ref.txt"], tmp_path)
+    assert (status, heavy) == (0, {"numpy"} | {m for m in heavy if m.startswith("numpy.")})
+
+
+def test_score_13a_imports_sacrebleu_for_its_tokenizer(corpus: Path) -> None:
+    """``--tokenize 13a`` needs sacreBLEU's tokenizer, and still neither NLTK nor the harness."""
+    status, heavy = imported_after(["score", "hyp.txt", "ref.txt", "--tokenize", "13a"], corpus)
+    assert status == 0 and "sacrebleu" in heavy
+    assert not {m for m in heavy if m.split(".")[0] in ("nltk", "hypothesis", "jsonschema")}
+    assert not {m for m in heavy if m.startswith("bleu_compat.harness")}
+
+
+def test_run_imports_the_validator_but_no_oracle(tmp_path: Path) -> None:
+    """``run`` on a valid small request: fastjsonschema only (jsonschema words errors), no numpy."""
+    request = json.dumps({"hypotheses": [["a", "b"]], "references": [[["a", "b"]]]})
+    status, heavy = imported_after(["run", "bleu-corpus-compute"], tmp_path, stdin=request)
+    assert status == 0
+    tops = {m.split(".")[0] for m in heavy} | {m for m in heavy if m.startswith("bleu_compat.")}
+    assert tops <= {"fastjsonschema"}, heavy
+
+
+def test_command_table_matches_the_modules() -> None:
+    """The lazy table's names, order and help are what the command modules register."""
+    import argparse
+
+    from bleu_compat.cli import COMMANDS, build_parser
+
+    full = build_parser(full=True)
+    lazy = build_parser([])
+    sub_full = next(a for a in full._actions if isinstance(a, argparse._SubParsersAction))
+    sub_lazy = next(a for a in lazy._actions if isinstance(a, argparse._SubParsersAction))
+    assert list(sub_full.choices) == [name for name, _, _ in COMMANDS] == list(sub_lazy.choices)
+    helps_full = {a.dest: a.help for a in sub_full._choices_actions}
+    helps_lazy = {a.dest: a.help for a in sub_lazy._choices_actions}
+    assert helps_full == helps_lazy == {name: help for name, _, help in COMMANDS}
