@@ -86,6 +86,10 @@ def run_report(seed: int, cases: dict[str, int], real: bool, workers: int | None
     from bleu_compat.harness.run import REAL_SETS, run_crosscheck
 
     logging.getLogger("sacrebleu").setLevel(logging.ERROR)
+    from bleu_compat.catalog import check_versions, dialect_of_installed
+
+    for notice in check_versions():  # SPEC.md section 7: an unmeasured release, announced once
+        print(f"bleu-compat: {notice}", file=sys.stderr)
     real_sets = REAL_SETS if real else ()
     total = sum(cases.values()) + 100 * len(real_sets)
     start = time.perf_counter()
@@ -102,7 +106,15 @@ def run_report(seed: int, cases: dict[str, int], real: bool, workers: int | None
                                invalid=invalid)
     elapsed = time.perf_counter() - start
     versions = {**versions_now(), **tally.versions}
-    return build_report(tally, seed=seed, cases=cases, versions=versions), elapsed
+    report = build_report(tally, seed=seed, cases=cases, versions=versions)
+    dialects = {}
+    for library in ("sacrebleu", "nltk"):
+        try:
+            dialects[library] = dialect_of_installed(library)
+        except ImportError:
+            continue
+    report["dialects"] = dialects
+    return report, elapsed
 
 
 def write_reports(report: dict[str, Any], out: Path, elapsed: float, command: str) -> None:

@@ -236,6 +236,8 @@ class Reproduction:
             most fields (ties: the smaller, then catalog order).
         nearest_output: that dialect's output, to show beside the library's.
         unreproduced: when UNEXPECTED, the fields ``nearest`` still gets wrong.
+        dialect: which library dialect judged the output (e.g. ``"sacreBLEU
+            2.2.1–2.6.0"``), set by :func:`bleu_compat.catalog.classify`.
     """
 
     differing: tuple[str, ...]
@@ -244,6 +246,7 @@ class Reproduction:
     nearest: tuple[str, ...] = ()
     nearest_output: dict[str, Any] | None = None
     unreproduced: tuple[str, ...] = ()
+    dialect: str = ""
 
     @property
     def explained(self) -> bool:

@@ -22,7 +22,7 @@ from typing import Any, Callable
 
 __all__ = [
     "LIBRARIES", "MODES", "AdapterResult", "NotRepresentable", "dispatch", "run_adapter",
-    "library_version",
+    "library_version", "check_importable",
 ]
 
 LIBRARIES = ("sacrebleu", "nltk")
@@ -146,3 +146,40 @@ def run_adapter(library: str, mode: str, tool_id: str, request: dict[str, Any]) 
     else:
         from bleu_compat.libraries.nltk import adapter as module
     return module.run(mode, tool_id, request)
+
+
+#: the modules each adapter imports (what must import for the library to be usable)
+_MODULES = {
+    "sacrebleu": ("sacrebleu", "sacrebleu.metrics"),
+    "nltk": ("nltk.translate.bleu_score",),
+}
+
+
+def check_importable(library: str) -> str:
+    """The installed version of ``library`` after checking that the adapter can use it.
+
+    Imports the modules the adapter needs and asks the adapter whether it speaks
+    this release (sacreBLEU before 1.4 has no adapter).
+
+    Raises:
+        OracleUnavailableError: not installed, cannot be imported (the message
+            names the library, its version and the import error), or no adapter
+            for this release.
+    """
+    import importlib
+
+    from bleu_compat.errors import OracleUnavailableError
+
+    version = library_version(library)
+    for name in _MODULES[library]:
+        try:
+            importlib.import_module(name)
+        except Exception as exc:  # any failure to import is "unusable", with the reason
+            raise OracleUnavailableError(
+                f"{library} {version} is installed but cannot be imported "
+                f"({name}: {type(exc).__name__}: {exc})") from exc
+    if library == "sacrebleu":
+        from bleu_compat.libraries.sacrebleu.adapter import api
+
+        api(version)
+    return version
