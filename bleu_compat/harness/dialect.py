@@ -58,10 +58,11 @@ class CatalogEntry:
         reproducer: a minimal card request showing it.
         reproducer_field: the output field the reproducer's values are for.
         card_value: the card's value of that field on the reproducer (0–1 scale).
-        library_value: the library's value of that field, in the card's units.
+        library_value: the library's value of that field, in the card's units, with the
+            newest release in ``verified`` (older releases may differ there).
         library_code: Python code that prints the library's own value on the
             reproducer, run as the library's users run it (its own scale).
-        library_prints: what ``library_code`` prints with the verified versions.
+        library_prints: what ``library_code`` prints with the newest verified release.
         facts: request -> a sentence of the request's facts behind the entry, or None.
         tags: free labels (``"float"`` marks an arithmetic-only entry).
     """

@@ -18,6 +18,8 @@ Entry ids and what switching them on does:
 * ``NLTK-METHOD1-ZERO-EPSILON``: a method1 precision ``(0 + epsilon) / l_n``
   that is 0.0 (epsilon 0, or a quotient that underflows) is left out of the sum
   (``if p_i > 0``) where the card's score is 0;
+* ``NLTK-METHOD1-ZERO-EPSILON-RAISES`` (3.4–3.5): that precision of 0.0 reaches
+  ``math.log`` (the ``if p_i > 0`` came in 3.6): ``ValueError: math domain error``;
 * ``NLTK-FLOAT-ORDER`` / ``-FLOAT-ORDER-SMOOTHING``: a positive score in NLTK's
   arithmetic: ``bp * exp(fsum(w_i * log(p_i)))`` with ``w_i = 1/N``;
 * ``NLTK-NO-MATCH-SKIPS-SMOOTHING``: no unigram match returns 0 before any
@@ -47,6 +49,7 @@ FLOAT = "NLTK-FLOAT-ORDER"
 NOT_A_FRACTION = "NLTK-ZERO-TOTAL-NOT-A-FRACTION"
 ZERO_TINY_SMOOTHING = "NLTK-ZERO-MATCH-TINY-SMOOTHING"
 METHOD1_ZERO = "NLTK-METHOD1-ZERO-EPSILON"
+METHOD1_ZERO_RAISES = "NLTK-METHOD1-ZERO-EPSILON-RAISES"
 NO_MATCH = "NLTK-NO-MATCH-SKIPS-SMOOTHING"
 FLOAT_SMOOTHING = "NLTK-FLOAT-ORDER-SMOOTHING"
 
@@ -151,6 +154,8 @@ def _smoothing(mode: str, request: Request, on: frozenset[str], cache: dict[Any,
                     precisions.append(1 / (2**k * t))
                 else:
                     precisions.append((m, t))
+        if METHOD1_ZERO in needs and METHOD1_ZERO_RAISES in on:
+            return {"error": "ValueError: math domain error"}
         if needs:  # the card's score is 0 here; NLTK computes one
             bleu = nltk_score(precisions, bp, n_orders) if needs <= on else card_bleu
         elif FLOAT_SMOOTHING in on:
