@@ -24,6 +24,7 @@ behaviour as UNEXPECTED. :func:`version_notice` is the one-line announcement.
 from __future__ import annotations
 
 import dataclasses
+import functools
 import os
 from typing import Any
 
@@ -38,7 +39,7 @@ from bleu_compat.libraries.sacrebleu.model import evaluate as _sacrebleu_evaluat
 __all__ = [
     "CatalogEntry", "ENTRIES", "MODELS", "MEASURED", "LIBRARY_NAMES", "entry", "entries_for",
     "classify", "Reproduction", "dialect_entries", "known_dialects", "dialect_label",
-    "is_measured", "version_notice", "version_key", "check_versions", "dialect_of_installed",
+    "is_measured", "version_notice", "version_key", "installed_version",
 ]
 
 ENTRIES: tuple[CatalogEntry, ...] = _SACREBLEU_ENTRIES + _NLTK_ENTRIES
@@ -61,13 +62,24 @@ LIBRARY_NAMES = {"sacrebleu": "sacreBLEU", "nltk": "NLTK"}
 
 
 def version_key(version: str) -> tuple[Any, ...]:
-    """A sort key for a version string (``packaging``'s order; unparsable ones last)."""
-    from packaging.version import InvalidVersion, Version
+    """A sort key for a release number ``"2.3.1"`` (numeric parts compared as numbers;
+    a non-numeric part sorts after the numbers, as text)."""
+    parts: list[tuple[int, Any]] = []
+    for part in version.split("."):
+        parts.append((0, int(part)) if part.isdigit() else (1, part))
+    return tuple(parts)
+
+
+@functools.lru_cache(maxsize=None)
+def installed_version(library: str) -> str:
+    """The installed release of ``library`` from the package metadata ("" when not installed;
+    read once per process)."""
+    from importlib import metadata
 
     try:
-        return (0, Version(version))
-    except InvalidVersion:
-        return (1, version)
+        return metadata.version(library)
+    except metadata.PackageNotFoundError:
+        return ""
 
 
 def entry(entry_id: str) -> CatalogEntry:
@@ -178,12 +190,7 @@ def classify(
                         library_output)
         return dataclasses.replace(rep, dialect=f"all {LIBRARY_NAMES.get(library, library)} entries")
     if version is None:
-        from bleu_compat.libraries import library_version
-
-        try:
-            version = library_version(library)
-        except ImportError:
-            version = ""
+        version = installed_version(library)
     model = MODELS[library]
     if is_measured(library, version):
         rep = reproduce(dialect_entries(library, version), model, tool_id, mode, request,
@@ -204,49 +211,3 @@ def classify(
         first = reproduce(entries_for(library), model, tool_id, mode, request, expected,
                           library_output)
     return first
-
-
-def dialect_of_installed(library: str) -> dict[str, Any]:
-    """``{"version", "measured", "dialect"}`` for the installed ``library`` (JSON-ready).
-
-    ``dialect`` labels the dialect that judges its outputs: its own measured one,
-    or ``"matched against known dialects"`` for an unmeasured release.
-
-    Raises:
-        OracleUnavailableError: the library is not installed.
-    """
-    from bleu_compat.libraries import library_version
-
-    version = library_version(library)
-    if is_measured(library, version):
-        label = next(dialect_label(library, vs) for vs, _ in known_dialects(library) if version in vs)
-    else:
-        label = "matched against known dialects"
-    return {"version": version, "measured": is_measured(library, version), "dialect": label}
-
-
-def check_versions(libraries: tuple[str, ...] = ("sacrebleu", "nltk")) -> list[str]:
-    """The start-of-run version check (SPEC.md §7): the announcements to print, once.
-
-    A release with a measured dialect is silent; an unmeasured one gives
-    :func:`version_notice`'s line. A library that is not installed is skipped
-    (the harness counts it as unavailable).
-
-    Raises:
-        OracleUnavailableError: a library is installed but cannot be imported,
-            or the adapter does not speak its release (the message names both).
-    """
-    from bleu_compat.errors import OracleUnavailableError
-    from bleu_compat.libraries import check_importable, library_version
-
-    notices = []
-    for library in libraries:
-        try:
-            library_version(library)
-        except OracleUnavailableError:
-            continue
-        version = check_importable(library)
-        notice = version_notice(library, version)
-        if notice:
-            notices.append(notice)
-    return notices

@@ -182,13 +182,41 @@ def ensure_env(spec: EnvSpec, cache: Path, source: Path, *, runner: Runner = _ru
             Python, or there is no network and nothing is cached); ``offline``
             and not cached.
     """
-    import shutil
-
     path = cache / spec.name
     if cached(spec, cache, source):
         return path
     if offline:
         raise EnvError(f"{spec.name}: not cached in {cache} (and --offline)")
+    cache.mkdir(parents=True, exist_ok=True)
+    with _locked(cache / f"{spec.name}.lock"):  # two matrix runs sharing a cache build once
+        if cached(spec, cache, source):
+            return path
+        return _build(spec, path, cache, source, runner)
+
+
+class _locked:
+    """An exclusive ``flock`` on ``path`` for the duration of a ``with`` (no-op without fcntl)."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self.handle: Any = None
+
+    def __enter__(self) -> None:
+        self.handle = open(self.path, "w")
+        try:
+            import fcntl
+
+            fcntl.flock(self.handle, fcntl.LOCK_EX)
+        except ImportError:  # pragma: no cover - not POSIX
+            pass
+
+    def __exit__(self, *exc: Any) -> None:
+        self.handle.close()
+
+
+def _build(spec: EnvSpec, path: Path, cache: Path, source: Path, runner: Runner) -> Path:
+    import shutil
+
     if path.exists():
         shutil.rmtree(path)
     cache.mkdir(parents=True, exist_ok=True)

@@ -163,6 +163,9 @@ class TestAdapterVersions:
         real = libs.library_version
         monkeypatch.setattr(libs, "library_version",
                             lambda lib: "2.7.0" if lib == "sacrebleu" else real(lib))
+        real_installed = catalog.installed_version
+        monkeypatch.setattr(catalog, "installed_version",
+                            lambda lib: "2.7.0" if lib == "sacrebleu" else real_installed(lib))
         code = main(["crosscheck", "--cases", "15", "--no-real", "--workers", "1", "--no-progress",
                      "--invalid", "0", "--out", str(tmp_path)])
         err = capsys.readouterr().err

@@ -86,7 +86,7 @@ def run_report(seed: int, cases: dict[str, int], real: bool, workers: int | None
     from bleu_compat.harness.run import REAL_SETS, run_crosscheck
 
     logging.getLogger("sacrebleu").setLevel(logging.ERROR)
-    from bleu_compat.catalog import check_versions, dialect_of_installed
+    from bleu_compat.libraries import check_versions, dialect_of_installed
 
     for notice in check_versions():  # SPEC.md section 7: an unmeasured release, announced once
         print(f"bleu-compat: {notice}", file=sys.stderr)

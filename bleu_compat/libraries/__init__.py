@@ -22,7 +22,7 @@ from typing import Any, Callable
 
 __all__ = [
     "LIBRARIES", "MODES", "AdapterResult", "NotRepresentable", "dispatch", "run_adapter",
-    "library_version", "check_importable",
+    "library_version", "check_importable", "check_versions", "dialect_of_installed",
 ]
 
 LIBRARIES = ("sacrebleu", "nltk")
@@ -183,3 +183,50 @@ def check_importable(library: str) -> str:
 
         api(version)
     return version
+
+
+def dialect_of_installed(library: str) -> dict[str, Any]:
+    """``{"version", "measured", "dialect"}`` for the installed ``library`` (JSON-ready).
+
+    ``dialect`` labels the dialect that judges its outputs: its own measured one,
+    or ``"matched against known dialects"`` for an unmeasured release.
+
+    Raises:
+        OracleUnavailableError: the library is not installed.
+    """
+    from bleu_compat.catalog import dialect_label, is_measured, known_dialects
+
+    version = library_version(library)
+    if is_measured(library, version):
+        label = next(dialect_label(library, vs) for vs, _ in known_dialects(library) if version in vs)
+    else:
+        label = "matched against known dialects"
+    return {"version": version, "measured": is_measured(library, version), "dialect": label}
+
+
+def check_versions(libraries: tuple[str, ...] = ("sacrebleu", "nltk")) -> list[str]:
+    """The start-of-run version check (SPEC.md §7): the announcements to print, once.
+
+    A release with a measured dialect is silent; an unmeasured one gives
+    :func:`version_notice`'s line. A library that is not installed is skipped
+    (the harness counts it as unavailable).
+
+    Raises:
+        OracleUnavailableError: a library is installed but cannot be imported,
+            or the adapter does not speak its release (the message names both).
+    """
+    from bleu_compat.errors import OracleUnavailableError
+
+    notices = []
+    for library in libraries:
+        try:
+            library_version(library)
+        except OracleUnavailableError:
+            continue
+        version = check_importable(library)
+        from bleu_compat.catalog import version_notice
+
+        notice = version_notice(library, version)
+        if notice:
+            notices.append(notice)
+    return notices
