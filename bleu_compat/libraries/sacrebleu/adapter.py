@@ -110,6 +110,9 @@ def api(version: str | None = None) -> int:
         "corpus_bleu(..., smooth=..., smooth_floor=...)) are not supported by the adapter")
 
 
+#: the most reference tokens the 1.x brevity adapter writes out as strings
+_V1_BREVITY_TOKENS = 100_000
+
 _FOUR_ORDERS_ONLY = ("sacreBLEU 1.x computes exactly 4 n-gram orders (BLEU.NGRAM_ORDER = 4) and "
                      "has no max order argument: {n} orders cannot be given to it")
 
@@ -314,7 +317,14 @@ def _brevity(mode: str, request: dict[str, Any], raw: dict[str, Any]) -> dict[st
 
     c = sum(seg["candidate_length"] for seg in request["segments"])
     if api() == 1:
-        # 1.x: BLEU.reference_stats(ref strings, hyp length) -> (ngrams, closest_diff, closest_len)
+        # 1.x: BLEU.reference_stats(ref strings, hyp length) -> (ngrams, closest_diff, closest_len);
+        # it takes the references as text, so lengths become strings of that many tokens
+        text_tokens = sum(sum(seg["reference_lengths"]) for seg in request["segments"])
+        if text_tokens > _V1_BREVITY_TOKENS:
+            raise NotRepresentable(
+                f"sacreBLEU 1.x has no closest-length function on lengths (BLEU.reference_stats "
+                f"takes reference strings and counts their n-grams): {text_tokens} reference "
+                f"tokens exceed the adapter's {_V1_BREVITY_TOKENS} for such strings")
         closest = [
             int(BLEU.reference_stats([" ".join(["x"] * n) for n in seg["reference_lengths"]],
                                      seg["candidate_length"])[2])
