@@ -32,8 +32,8 @@ IDS = [e.id for e in ENTRIES]
 
 def _verified_on_installed(e) -> None:
     """Skip an entry whose model was not verified on the installed library version: its
-    reproducer shows a behaviour of other releases (``bleu-compat matrix`` checks those;
-    BLEU_COMPAT_MATRIX_TESTS=1 runs this file inside each matrix environment)."""
+    reproducer shows a behaviour of other releases (``bleu-compat matrix`` checks those, and
+    ``test_matrix.py::test_library_code_in_its_release`` runs their library code there, opt-in)."""
     from bleu_compat.libraries import library_version
 
     installed = library_version(e.library)

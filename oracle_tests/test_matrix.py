@@ -373,3 +373,18 @@ def test_real_matrix_2_0_0_and_2_6_0(tmp_path) -> None:
     assert rows["2.0.0"]["unexpected"] == rows["2.6.0"]["unexpected"] == 0
     assert "SACREBLEU-MAX-ORDER-NOT-PASSED-INDEXERROR" in rows["2.0.0"]["entries"]
     assert "SACREBLEU-MAX-ORDER-NOT-PASSED-INDEXERROR" not in rows["2.6.0"]["entries"]
+
+
+@pytest.mark.skipif(os.environ.get("BLEU_COMPAT_MATRIX_TESTS") != "1",
+                    reason="needs the cached matrix environments: BLEU_COMPAT_MATRIX_TESTS=1")
+@pytest.mark.parametrize("e", catalog.ENTRIES, ids=[e.id for e in catalog.ENTRIES])
+def test_library_code_in_its_release(e) -> None:
+    """Each entry's library code, run in the matrix environment of the newest release the entry
+    is verified on, prints what the entry records."""
+    env = matrix.default_cache() / matrix.EnvSpec(e.library, e.verified[-1]).name
+    if not matrix.env_python(env).exists():
+        pytest.skip(f"no cached environment {env}")
+    proc = subprocess.run([str(matrix.env_python(env)), "-c", e.library_code], capture_output=True,
+                          text=True, timeout=120, cwd="/")
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.strip() == e.library_prints, e.id

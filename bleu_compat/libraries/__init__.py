@@ -171,6 +171,10 @@ def check_importable(library: str) -> str:
     from bleu_compat.errors import OracleUnavailableError
 
     version = library_version(library)
+    if library == "sacrebleu":  # a release the adapter does not speak, before importing it
+        from bleu_compat.libraries.sacrebleu.adapter import api
+
+        api(version)
     for name in _MODULES[library]:
         try:
             importlib.import_module(name)
@@ -178,10 +182,6 @@ def check_importable(library: str) -> str:
             raise OracleUnavailableError(
                 f"{library} {version} is installed but cannot be imported "
                 f"({name}: {type(exc).__name__}: {exc})") from exc
-    if library == "sacrebleu":
-        from bleu_compat.libraries.sacrebleu.adapter import api
-
-        api(version)
     return version
 
 

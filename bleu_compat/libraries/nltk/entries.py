@@ -16,8 +16,9 @@ from bleu_compat.harness.truth import corpus_truth_stats
 
 __all__ = ["ENTRIES", "VERIFIED", "short_hypotheses"]
 
-#: NLTK 3.4–3.5: corpus_bleu's last step takes math.log of every precision
-V3_4 = ("3.4.5", "3.5")
+#: NLTK before 3.6 (measured on 3.5; 3.4.5 does not import on Python 3.11:
+#: inspect.formatargspec): log of every precision, method2 from order 1
+V3_4 = ("3.5",)
 #: NLTK 3.6–3.10: one dialect on Python 3.11 (bleu_score.py differs only in a Fraction
 #: subclass for Python 3.12 and an except clause for weights)
 V3_6 = ("3.6.7", "3.7", "3.8.1", "3.9.4", "3.10.4")
@@ -216,7 +217,7 @@ ENTRIES: tuple[CatalogEntry, ...] = (
         id="NLTK-METHOD1-ZERO-EPSILON-RAISES",
         library="nltk", verified=V3_4, tool_id=SMOOTHING,
         fields=("error",), modes=("as_called", "mapped"),
-        title="NLTK 3.4-3.5: a method1 precision of 0.0 raises ValueError: math domain error",
+        title="NLTK 3.5: a method1 precision of 0.0 raises ValueError: math domain error",
         explanation=(
             "Before NLTK 3.6, corpus_bleu's last step is bp * exp(fsum(w_i * log(p_i))) over "
             "every order, without the 'if p_i > 0' that 3.6 added. A method1 precision "
@@ -233,6 +234,27 @@ ENTRIES: tuple[CatalogEntry, ...] = (
                      "smoothing_function=SmoothingFunction(epsilon=0).method1)\n"
                      "except ValueError as exc:\n    print(type(exc).__name__ + ': ' + str(exc))",
         library_prints='ValueError: math domain error',
+        tags=("smoothing",),
+    ),
+    CatalogEntry(
+        id="NLTK-METHOD2-ADDS-TO-UNIGRAMS",
+        library="nltk", verified=V3_4, tool_id=SMOOTHING,
+        fields=("smoothed_matches", "smoothed_totals", "bleu"), modes=("as_called", "mapped"),
+        title="NLTK 3.5: method2 adds 1 to the unigram counts too",
+        explanation=(
+            "Before NLTK 3.6, SmoothingFunction.method2 returns Fraction(p_i.numerator + 1, "
+            "p_i.denominator + 1) for every order, the unigrams included; 3.6 leaves p_1 alone, "
+            "as Chen & Cherry's method 2 (after Lin & Och 2004) and the card do (add 1 from order "
+            "2). The unigram precision and the score change. Model: +1 on every order's match "
+            "and total."
+        ),
+        reproducer={"matches": [1, 0], "totals": [2, 1], "candidate_length": 2,
+                    "reference_length": 2, "smoothing": "method2"},
+        reproducer_field="smoothed_matches", card_value=[1, 1], library_value=[2, 1],
+        library_code=_NLTK + "Fraction, SmoothingFunction\n"
+                     "p = SmoothingFunction().method2([Fraction(1, 2, _normalize=False), "
+                     "Fraction(0, 1, _normalize=False)])\nprint([x.numerator for x in p])",
+        library_prints='[2, 1]',
         tags=("smoothing",),
     ),
     CatalogEntry(

@@ -117,6 +117,13 @@ _FOUR_ORDERS_ONLY = ("sacreBLEU 1.x computes exactly 4 n-gram orders (BLEU.NGRAM
                      "has no max order argument: {n} orders cannot be given to it")
 
 
+def _none_allowed() -> bool:
+    """True when this 1.x release accepts None for a missing reference (1.5; not 1.4.14)."""
+    from packaging.version import Version
+
+    return Version(library_version(LIBRARY)) >= Version("1.5")
+
+
 def _score_v1(hyps: list[str], streams: list[list[str | None]]) -> Any:
     import sacrebleu
 
@@ -174,6 +181,11 @@ def _corpus(mode: str, request: dict[str, Any], raw: dict[str, Any]) -> dict[str
     if api() == 1:
         if max_order != 4:
             raise NotRepresentable(_FOUR_ORDERS_ONLY.format(n=max_order))
+        if pad is None and any(x is None for stream in streams for x in stream) and not _none_allowed():
+            raise NotRepresentable(
+                f"sacreBLEU {library_version(LIBRARY)} has no variable reference counts: "
+                "corpus_score reads the streams with zip_longest and raises EOFError on a None "
+                "reference (an empty string would be an empty reference)")
         score = _score_v1(hyps, streams)
     else:
         metric = BLEU(tokenize="none", smooth_method="none", max_ngram_order=max_order)

@@ -22,8 +22,12 @@ from bleu_compat.harness.truth import closest_length
 
 __all__ = ["ENTRIES", "VERIFIED"]
 
-#: sacreBLEU 1.4–1.5: ``corpus_bleu(sys_stream, ref_streams, smooth_method=...)``, 4 orders only
-V1 = ("1.4.14", "1.5.1")
+#: sacreBLEU 1.4: ``corpus_bleu(sys_stream, ref_streams, smooth_method=...)``, 4 orders only,
+#: '' references kept, no None references, floor's default value 0.0
+V1_4 = ("1.4.14",)
+#: sacreBLEU 1.5: the same API; '' and None references dropped, floor's default 0.1
+V1_5 = ("1.5.1",)
+V1 = V1_4 + V1_5
 #: sacreBLEU 2.0.0: ``BLEU(...)``, but the max order is not passed on and '' references are dropped
 V2_0 = ("2.0.0",)
 #: sacreBLEU 2.1.0: the max order is passed on; '' references still dropped
@@ -109,7 +113,7 @@ ENTRIES: tuple[CatalogEntry, ...] = (
     ),
     CatalogEntry(
         id="SACREBLEU-EMPTY-STRING-PADDING",
-        library="sacrebleu", verified=V2_2, tool_id=CORPUS,
+        library="sacrebleu", verified=V1_4 + V2_2, tool_id=CORPUS,
         fields=("reference_length", "brevity_penalty", "bleu"),
         modes=("as_called",),
         title="Padding missing references with '' adds an empty reference of length 0",
@@ -373,11 +377,11 @@ ENTRIES: tuple[CatalogEntry, ...] = (
     ),
     CatalogEntry(
         id="SACREBLEU-EMPTY-REFERENCE-DROPPED-EOF",
-        library="sacrebleu", verified=V1, tool_id=CORPUS,
+        library="sacrebleu", verified=V1_5, tool_id=CORPUS,
         fields=("reference_length", "brevity_penalty", "bleu", "error"), modes=("as_called", "mapped"),
-        title="sacreBLEU 1.x drops empty references; a segment with none left raises EOFError",
+        title="sacreBLEU 1.5 drops empty references; a segment with none left raises EOFError",
         explanation=(
-            "sacreBLEU 1.x's BLEU.corpus_score removes every reference that is None or '' "
+            "sacreBLEU 1.5's BLEU.corpus_score removes every reference that is None or '' "
             "([x for x in refs if x is not None and x != '']), so an empty reference takes no part "
             "in the closest-reference-length rule, and raises EOFError: No valid references for a "
             "sentence! when a segment has none left. Model: those references removed, that error "
@@ -389,6 +393,26 @@ ENTRIES: tuple[CatalogEntry, ...] = (
                      "smooth_method='none', tokenize='none', force=True).ref_len)",
         library_prints='3',
         tags=("references",),
+    ),
+    CatalogEntry(
+        id="SACREBLEU-FLOOR-DEFAULT-ZERO",
+        library="sacrebleu", verified=V1_4, tool_id=SMOOTHING,
+        fields=("bleu", "smoothed_matches"), modes=("as_called",),
+        title="sacreBLEU 1.4's floor smoothing defaults to 0.0, not 0.1",
+        explanation=(
+            "In sacreBLEU 1.4, BLEU.SMOOTH_DEFAULTS['floor'] is 0.0 (1.5 changed it to 0.1, Chen & "
+            "Cherry's value, which the card's method1 uses when epsilon is not given), so floor "
+            "smoothing without smooth_value gives a zero-match order the precision 0, whose "
+            "my_log is -9999999999: the score is 0 where the card's is positive. Model: epsilon "
+            "0.0 when the request gives none. The mapped adapter passes epsilon explicitly."
+        ),
+        reproducer={"matches": [2, 1, 0, 0], "totals": [2, 1, 1, 1], "candidate_length": 2,
+                    "reference_length": 2, "smoothing": "method1"},
+        reproducer_field="bleu", card_value=0.316227766016838, library_value=0.0,
+        library_code="from sacrebleu.metrics import BLEU\nprint(BLEU.compute_bleu([2, 1, 0, 0], "
+                     "[2, 1, 1, 1], 2, 2, smooth_method='floor').score)",
+        library_prints='0.0',
+        tags=("smoothing",),
     ),
     CatalogEntry(
         id="SACREBLEU-NO-MATCH-STILL-SMOOTHED",

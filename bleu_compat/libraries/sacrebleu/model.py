@@ -38,6 +38,8 @@ Older releases (each entry's ``verified`` says which):
   (1.4–1.5): a reference that is the empty string is removed like ``None``
   (``lines = [x for x in refs if x is not None and x != ""]``); a segment left
   without one raises ``RuntimeError`` / ``EOFError``;
+* ``SACREBLEU-FLOOR-DEFAULT-ZERO`` (1.4): ``floor`` without a value smooths
+  with 0.0 (``SMOOTH_DEFAULTS['floor']``), not the card's 0.1;
 * ``SACREBLEU-NO-MATCH-STILL-SMOOTHED`` (1.x, before the #141 fix): with no
   match at all ``compute_bleu`` still runs its loop, so floor/exp smooth and
   score, and add-k adds its 1.
@@ -72,6 +74,7 @@ MAX_ORDER_SCORE = "SACREBLEU-MAX-ORDER-NOT-PASSED-SCORE"
 EMPTY_DROPPED = "SACREBLEU-EMPTY-REFERENCE-DROPPED"
 EMPTY_DROPPED_EOF = "SACREBLEU-EMPTY-REFERENCE-DROPPED-EOF"
 NO_MATCH_SMOOTHED = "SACREBLEU-NO-MATCH-STILL-SMOOTHED"
+FLOOR_DEFAULT_ZERO = "SACREBLEU-FLOOR-DEFAULT-ZERO"
 
 #: what 2.0.0–2.1.0's ``_cache_references`` raises for a segment without a non-empty reference
 EMPTY_DROPPED_ERROR = "RuntimeError: Empty or `None` reference sentence found."
@@ -235,6 +238,8 @@ def _smoothing(mode: str, request: Request, on: frozenset[str], cache: dict[Any,
     effective_order = bool(request.get("effective_order", False))
     decimals = request.get("decimals")
     c, r = request["candidate_length"], request["reference_length"]
+    if FLOOR_DEFAULT_ZERO in on and method == "method1" and "epsilon" not in request:
+        request = dict(request, epsilon=0.0)  # 1.4's SMOOTH_DEFAULTS['floor']
     epsilon = request.get("epsilon", 0.1)
     bp = _bp(c, r, BP_ZERO_SMOOTHING in on)
     card_sm, card_st, card_used = card_smoothing(request)
