@@ -4,8 +4,9 @@
 ``--all``) builds or reuses a cached virtual environment per release
 (:mod:`bleu_compat.matrix`), runs that release's crosscheck in it and writes
 ``matrix.json`` and ``matrix.md`` (plus each release's ``crosscheck.json``)
-to ``--out``. Exit 0: every release ran with nothing UNEXPECTED; 1: some
-release has UNEXPECTED differences or could not run; 2: usage error.
+to ``--out``. Exit 0: nothing UNEXPECTED in any release that ran (a release
+that does not install or cannot run is listed with the reason); 1: some
+release has UNEXPECTED differences; 2: usage error.
 """
 
 from __future__ import annotations
@@ -38,8 +39,8 @@ def register(subparsers: Any) -> None:
             "release, run the crosscheck of that library there, and write matrix.json and "
             "matrix.md to --out: per release the dialect it matches, the catalog entries that "
             "hold, UNEXPECTED counts, the bundled real-corpus scores and what changed from the "
-            "previous release. Exit 0: nothing UNEXPECTED; 1: UNEXPECTED differences or a "
-            "release that could not run; 2: usage error."
+            "previous release (a release that does not install or run is listed with the reason). "
+            "Exit 0: nothing UNEXPECTED; 1: UNEXPECTED differences; 2: usage error."
         ),
     )
     p.add_argument("--sacrebleu", metavar="VERSIONS", help="comma-separated sacreBLEU releases")
@@ -120,7 +121,8 @@ def cmd_matrix(args: argparse.Namespace) -> int:
                                   seed=args.seed, workers=args.workers, measure=args.measure,
                                   progress=lambda d, t: progress("crosscheck", d, t))
         except m.EnvError as exc:
-            return dict(row, status="cannot run", reason=str(exc).split(": ", 2)[-1])
+            reason = str(exc).split(": ", 2)[-1]
+            return dict(row, status="cannot run", reason=reason.removeprefix("ERROR ").strip())
         summary = m.summarise(spec, report)
         summary["seconds"] = round(time.perf_counter() - t0, 1)
         log(f"matrix: {spec.name}: {summary['dialect']}, UNEXPECTED {summary['unexpected']} "
@@ -159,7 +161,6 @@ def cmd_matrix(args: argparse.Namespace) -> int:
             bad += bool(r["unexpected"])
         else:
             print(f"  {r['library']:9} {r['version']:8} {r['status']}: {r.get('reason', '')}")
-            bad += r["status"] == "cannot run"
     print(f"bleu-compat matrix: {len(rows)} releases, wall time {elapsed:.1f} s; "
           f"reports in {out}/matrix.{{json,md}}")
     return 1 if bad else 0
