@@ -45,14 +45,30 @@ def get_tokenizer(name: str) -> Callable[[str], list[str]]:
         return str.split
     try:
         from sacrebleu.metrics.bleu import _get_tokenizer
-    except ImportError as exc:
-        raise OracleUnavailableError("sacreBLEU is needed for --tokenize") from exc
+    except ImportError:
+        try:  # sacreBLEU 1.4-1.5: a table of tokenizer classes
+            from sacrebleu.tokenizers import TOKENIZERS as _TABLE
+        except ImportError as exc:
+            raise OracleUnavailableError(
+                f"sacreBLEU is needed for --tokenize ({_installed()})") from exc
+
+        def _get_tokenizer(name: str) -> Callable[[], Callable[[str], str]]:
+            return _TABLE[name]  # type: ignore[no-any-return]
     tokenizer = _get_tokenizer(name)()
 
     def tokenize(line: str) -> list[str]:
         return tokenizer(line.rstrip()).split()
 
     return tokenize
+
+
+def _installed() -> str:
+    from importlib import metadata
+
+    try:
+        return f"sacreBLEU {metadata.version('sacrebleu')} is installed but has no usable tokenizer API"
+    except metadata.PackageNotFoundError:
+        return "sacreBLEU is not installed"
 
 
 def tokenize_lines(lines: Iterable[str], name: str) -> list[list[str]]:

@@ -6,8 +6,9 @@ taking the parsed arguments and returning the exit status). This package is
 the only place that prints or exits.
 
 Exit status: 0 success (tools agree); 1 discrepancies (crosscheck, gate,
-score --compare); 2 usage or input error; 3 an internal error (a bug: the
-message says so, without a traceback).
+score --compare); 2 usage or input error, or a library that is missing or
+cannot be imported (the message names it and its version); 3 an internal
+error (a bug: the message says so, without a traceback).
 """
 
 from __future__ import annotations
@@ -42,6 +43,7 @@ COMMANDS = (
         "explain", "bleu_compat.cli.explain",
         "explain one request: every implementation's output and why it differs",
     ),
+    ("matrix", "bleu_compat.cli.matrix", "run the crosscheck against many sacreBLEU / NLTK releases"),
 )
 
 #: Modules that register commands (each exposes ``register(subparsers)``).
@@ -117,6 +119,17 @@ def main(argv: Sequence[str] | None = None) -> int:
             sys.stdout = None  # type: ignore[assignment]
         finally:
             return 0
+    except ImportError as exc:
+        from bleu_compat.errors import OracleUnavailableError
+
+        if not isinstance(exc, OracleUnavailableError):
+            raise_internal = exc
+        else:  # a library that is missing or cannot be used: the user's environment, not a bug
+            print(f"bleu-compat: {exc}", file=sys.stderr)
+            return 2
+        print(f"bleu-compat: internal error ({type(raise_internal).__name__}: {raise_internal}); "
+              "please report it", file=sys.stderr)
+        return 3
     except Exception as exc:  # a bug: say so in one line, never a traceback
         print(
             f"bleu-compat: internal error ({type(exc).__name__}: {exc}); please report it",

@@ -121,6 +121,10 @@ def run_report(seed: int, cases: dict[str, int], real: bool, workers: int | None
     impls = implementations or IMPLEMENTATIONS
 
     logging.getLogger("sacrebleu").setLevel(logging.ERROR)
+    from bleu_compat.libraries import check_versions, dialect_of_installed
+
+    for notice in check_versions():  # SPEC.md section 7: an unmeasured release, announced once
+        print(f"bleu-compat: {notice}", file=sys.stderr)
     real_sets = REAL_SETS if real else ()
     total = sum(cases.values()) + 100 * len(real_sets)
     start = time.perf_counter()
@@ -138,8 +142,16 @@ def run_report(seed: int, cases: dict[str, int], real: bool, workers: int | None
                                invalid=invalid, implementations=impls)
     elapsed = time.perf_counter() - start
     versions = {**versions_now(), **tally.versions}
-    return build_report(tally, seed=seed, cases=cases, versions=versions,
-                        implementations=impls), elapsed
+    report = build_report(tally, seed=seed, cases=cases, versions=versions,
+                          implementations=impls)
+    dialects = {}
+    for library in ("sacrebleu", "nltk"):
+        try:
+            dialects[library] = dialect_of_installed(library)
+        except ImportError:
+            continue
+    report["dialects"] = dialects
+    return report, elapsed
 
 
 def write_reports(report: dict[str, Any], out: Path, elapsed: float, command: str,

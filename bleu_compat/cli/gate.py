@@ -21,7 +21,8 @@ from bleu_compat.cli.crosscheck import (
 from bleu_compat.jsonio import dumps_js
 from bleu_compat.tools import TOOL_IDS
 
-__all__ = ["register", "baseline_of", "gate_diff", "GATE_CASES", "GATE_FORMAT", "cmd_gate"]
+__all__ = ["register", "baseline_of", "gate_diff", "versions_note", "GATE_CASES", "GATE_FORMAT",
+           "cmd_gate"]
 
 #: Cases per tool of the gate's run (with the real corpora, well under a minute).
 GATE_CASES = 120
@@ -153,9 +154,28 @@ def gate_diff(baseline: dict[str, Any], current: dict[str, Any]) -> list[str]:
         for impl in sorted(set(a) | set(b)):
             if a.get(impl) != b.get(impl):
                 problems.append(f"~ real corpus {name}, {impl}: BLEU {a.get(impl)!r} -> {b.get(impl)!r}")
-    if baseline.get("versions") != current["versions"]:
-        problems.append(f"(library versions changed: {baseline.get('versions')} -> {current['versions']})")
+    note = versions_note(baseline, current)
+    if note:
+        problems.append(f"({note})")
     return problems
+
+
+def versions_note(baseline: dict[str, Any], current: dict[str, Any]) -> str | None:
+    """One line when the run used other library releases than the baseline (None if the same).
+
+    Names both sets of releases, and for each release of this run whether it has a
+    measured dialect (SPEC.md section 7), so a failing gate after an upgrade says so.
+    """
+    from bleu_compat.catalog import LIBRARY_NAMES, is_measured
+
+    old, new = baseline.get("versions") or {}, current.get("versions") or {}
+    if old == new:
+        return None
+    made = ", ".join(f"{LIBRARY_NAMES.get(k, k)} {v}" for k, v in sorted(old.items()))
+    now = ", ".join(f"{LIBRARY_NAMES.get(k, k)} {v}"
+                    + ("" if v is None or is_measured(k, v) else " (no measured dialect)")
+                    for k, v in sorted(new.items()))
+    return f"the baseline was made with {made}; this run used {now}"
 
 
 def cmd_gate(args: argparse.Namespace) -> int:
@@ -220,6 +240,9 @@ def cmd_gate(args: argparse.Namespace) -> int:
                   f"{current['unexpected_count']} UNEXPECTED)")
         return 0
     assert baseline is not None
+    note = versions_note(baseline, current)
+    if note:
+        print(f"bleu-compat gate: {note}")
     problems = gate_diff(baseline, current)
     failing = [p for p in problems if not p.startswith("(")]
     if args.format == "json":

@@ -58,10 +58,11 @@ class CatalogEntry:
         reproducer: a minimal card request showing it.
         reproducer_field: the output field the reproducer's values are for.
         card_value: the card's value of that field on the reproducer (0–1 scale).
-        library_value: the library's value of that field, in the card's units.
+        library_value: the library's value of that field, in the card's units, with the
+            newest release in ``verified`` (older releases may differ there).
         library_code: Python code that prints the library's own value on the
             reproducer, run as the library's users run it (its own scale).
-        library_prints: what ``library_code`` prints with the verified versions.
+        library_prints: what ``library_code`` prints with the newest verified release.
         facts: request -> a sentence of the request's facts behind the entry, or None.
         tags: free labels (``"float"`` marks an arithmetic-only entry).
     """
@@ -236,6 +237,8 @@ class Reproduction:
             most fields (ties: the smaller, then catalog order).
         nearest_output: that dialect's output, to show beside the library's.
         unreproduced: when UNEXPECTED, the fields ``nearest`` still gets wrong.
+        dialect: which library dialect judged the output (e.g. ``"sacreBLEU
+            2.2.1–2.6.0"``), set by :func:`bleu_compat.catalog.classify`.
     """
 
     differing: tuple[str, ...]
@@ -244,6 +247,7 @@ class Reproduction:
     nearest: tuple[str, ...] = ()
     nearest_output: dict[str, Any] | None = None
     unreproduced: tuple[str, ...] = ()
+    dialect: str = ""
 
     @property
     def explained(self) -> bool:

@@ -22,7 +22,7 @@ from typing import Any, Callable
 
 __all__ = [
     "LIBRARIES", "MODES", "AdapterResult", "NotRepresentable", "dispatch", "run_adapter",
-    "library_version",
+    "library_version", "check_importable", "check_versions", "dialect_of_installed",
 ]
 
 LIBRARIES = ("sacrebleu", "nltk")
@@ -146,3 +146,87 @@ def run_adapter(library: str, mode: str, tool_id: str, request: dict[str, Any]) 
     else:
         from bleu_compat.libraries.nltk import adapter as module
     return module.run(mode, tool_id, request)
+
+
+#: the modules each adapter imports (what must import for the library to be usable)
+_MODULES = {
+    "sacrebleu": ("sacrebleu", "sacrebleu.metrics"),
+    "nltk": ("nltk.translate.bleu_score",),
+}
+
+
+def check_importable(library: str) -> str:
+    """The installed version of ``library`` after checking that the adapter can use it.
+
+    Imports the modules the adapter needs and asks the adapter whether it speaks
+    this release (sacreBLEU before 1.4 has no adapter).
+
+    Raises:
+        OracleUnavailableError: not installed, cannot be imported (the message
+            names the library, its version and the import error), or no adapter
+            for this release.
+    """
+    import importlib
+
+    from bleu_compat.errors import OracleUnavailableError
+
+    version = library_version(library)
+    if library == "sacrebleu":  # a release the adapter does not speak, before importing it
+        from bleu_compat.libraries.sacrebleu.adapter import api
+
+        api(version)
+    for name in _MODULES[library]:
+        try:
+            importlib.import_module(name)
+        except Exception as exc:  # any failure to import is "unusable", with the reason
+            raise OracleUnavailableError(
+                f"{library} {version} is installed but cannot be imported "
+                f"({name}: {type(exc).__name__}: {exc})") from exc
+    return version
+
+
+def dialect_of_installed(library: str) -> dict[str, Any]:
+    """``{"version", "measured", "dialect"}`` for the installed ``library`` (JSON-ready).
+
+    ``dialect`` labels the dialect that judges its outputs: its own measured one,
+    or ``"matched against known dialects"`` for an unmeasured release.
+
+    Raises:
+        OracleUnavailableError: the library is not installed.
+    """
+    from bleu_compat.catalog import dialect_label, is_measured, known_dialects
+
+    version = library_version(library)
+    if is_measured(library, version):
+        label = next(dialect_label(library, vs) for vs, _ in known_dialects(library) if version in vs)
+    else:
+        label = "matched against known dialects"
+    return {"version": version, "measured": is_measured(library, version), "dialect": label}
+
+
+def check_versions(libraries: tuple[str, ...] = ("sacrebleu", "nltk")) -> list[str]:
+    """The start-of-run version check (SPEC.md §7): the announcements to print, once.
+
+    A release with a measured dialect is silent; an unmeasured one gives
+    :func:`version_notice`'s line. A library that is not installed is skipped
+    (the harness counts it as unavailable).
+
+    Raises:
+        OracleUnavailableError: a library is installed but cannot be imported,
+            or the adapter does not speak its release (the message names both).
+    """
+    from bleu_compat.errors import OracleUnavailableError
+
+    notices = []
+    for library in libraries:
+        try:
+            library_version(library)
+        except OracleUnavailableError:
+            continue
+        version = check_importable(library)
+        from bleu_compat.catalog import version_notice
+
+        notice = version_notice(library, version)
+        if notice:
+            notices.append(notice)
+    return notices

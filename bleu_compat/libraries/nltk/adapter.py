@@ -40,7 +40,7 @@ from typing import Any
 from bleu_compat.libraries import AdapterResult, NotRepresentable, dispatch
 from bleu_compat.rounding import to_fixed
 
-__all__ = ["run", "nltk_final_score"]
+__all__ = ["run", "nltk_final_score", "skips_zero_precisions"]
 
 LIBRARY = "nltk"
 
@@ -74,15 +74,34 @@ def _round(value: float, decimals: int | None) -> float:
     return float(value) if decimals is None else to_fixed(float(value), decimals)
 
 
-def nltk_final_score(p_n: list[Any], bp: float, weights: tuple[float, ...]) -> float:
+def skips_zero_precisions(version: str | None = None) -> bool:
+    """True when ``corpus_bleu``'s last step skips precisions that are not > 0.
+
+    NLTK 3.6 added ``if p_i > 0`` to the sum; 3.4–3.5 take ``math.log`` of every
+    precision (so a method1 precision of 0.0 raises ``ValueError: math domain
+    error``). ``version`` defaults to the installed NLTK.
+    """
+    from packaging.version import Version
+
+    from bleu_compat.libraries import library_version
+
+    return Version(version or library_version(LIBRARY)) >= Version("3.6")
+
+
+def nltk_final_score(p_n: list[Any], bp: float, weights: tuple[float, ...], *,
+                     skip_zero: bool = True) -> float:
     """The last step of NLTK's ``corpus_bleu`` on already smoothed precisions.
 
     Copied operation for operation from nltk/translate/bleu_score.py
-    (``corpus_bleu``, 3.9–3.10): ``bp * exp(fsum(w_i * log(p_i)))`` over the
-    orders with ``p_i > 0``. The caller handles NLTK's early ``return 0``
-    when the unigram numerator is 0.
+    (``corpus_bleu``, 3.6–3.10): ``bp * exp(fsum(w_i * log(p_i)))`` over the
+    orders with ``p_i > 0``; with ``skip_zero`` False, 3.4–3.5's sum over every
+    order (``math.log(0.0)`` raises ``ValueError``). The caller handles NLTK's
+    early ``return 0`` when the unigram numerator is 0.
     """
-    s = (w_i * math.log(p_i) for w_i, p_i in zip(weights, p_n) if p_i > 0)
+    if skip_zero:
+        s = (w_i * math.log(p_i) for w_i, p_i in zip(weights, p_n) if p_i > 0)
+    else:
+        s = (w_i * math.log(p_i) for w_i, p_i in zip(weights, p_n))
     return bp * math.exp(math.fsum(s))
 
 
@@ -182,7 +201,7 @@ def _smoothing(mode: str, request: dict[str, Any], raw: dict[str, Any]) -> dict[
         raw["early_return"] = "unigram numerator 0: corpus_bleu returns 0 before smoothing"
     else:
         smoothed = getattr(smoother, nltk_method)(list(p_n))
-        bleu = nltk_final_score(smoothed, bp, weights)
+        bleu = nltk_final_score(smoothed, bp, weights, skip_zero=skips_zero_precisions())
     raw.update(
         method=nltk_method, epsilon=smoother.epsilon, bp=float(bp), weights=list(weights),
         smoothed_precisions=[_p_repr(p) for p in smoothed], score=float(bleu),

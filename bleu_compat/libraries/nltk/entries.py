@@ -16,8 +16,14 @@ from bleu_compat.harness.truth import corpus_truth_stats
 
 __all__ = ["ENTRIES", "VERIFIED", "short_hypotheses"]
 
-#: the NLTK versions these models were verified on (the catalog tests' runs)
-VERIFIED = ("3.10.4",)
+#: NLTK before 3.6 (measured on 3.5; 3.4.5 does not import on Python 3.11:
+#: inspect.formatargspec): log of every precision, method2 from order 1
+V3_4 = ("3.5",)
+#: NLTK 3.6–3.10: one dialect on Python 3.11 (bleu_score.py differs only in a Fraction
+#: subclass for Python 3.12 and an except clause for weights)
+V3_6 = ("3.6.7", "3.7", "3.8.1", "3.9.4", "3.10.4")
+#: every NLTK version whose dialect was measured, oldest first
+VERIFIED = V3_4 + V3_6
 CORPUS, SMOOTHING = "bleu-corpus-compute", "bleu-smoothing-compute"
 Request = dict[str, Any]
 
@@ -186,7 +192,7 @@ ENTRIES: tuple[CatalogEntry, ...] = (
     ),
     CatalogEntry(
         id="NLTK-METHOD1-ZERO-EPSILON",
-        library="nltk", verified=VERIFIED, tool_id=SMOOTHING,
+        library="nltk", verified=V3_6, tool_id=SMOOTHING,
         fields=("bleu",), modes=("as_called", "mapped"),
         title="method1 precision 0.0 (epsilon 0, or epsilon / l_n underflowing): NLTK drops it from the mean",
         explanation=(
@@ -205,6 +211,50 @@ ENTRIES: tuple[CatalogEntry, ...] = (
                      "Fraction(0, 3, _normalize=False)])\n"
                      "print(math.exp(math.fsum(w * math.log(x) for w, x in zip((1/2,) * 2, p) if x > 0)))",
         library_prints='0.8660254037844387',
+        tags=("smoothing",),
+    ),
+    CatalogEntry(
+        id="NLTK-METHOD1-ZERO-EPSILON-RAISES",
+        library="nltk", verified=V3_4, tool_id=SMOOTHING,
+        fields=("error",), modes=("as_called", "mapped"),
+        title="NLTK 3.5: a method1 precision of 0.0 raises ValueError: math domain error",
+        explanation=(
+            "Before NLTK 3.6, corpus_bleu's last step is bp * exp(fsum(w_i * log(p_i))) over "
+            "every order, without the 'if p_i > 0' that 3.6 added. A method1 precision "
+            "(0 + epsilon) / l_n that is 0.0 (epsilon 0, or a subnormal epsilon whose quotient "
+            "underflows) reaches math.log and raises ValueError: math domain error, where the "
+            "card gives 0 (and NLTK 3.6+ leaves the order out, NLTK-METHOD1-ZERO-EPSILON). "
+            "Model: that error."
+        ),
+        reproducer={"matches": [3, 0], "totals": [4, 3], "candidate_length": 4,
+                    "reference_length": 4, "smoothing": "method1", "epsilon": 0},
+        reproducer_field="error", card_value=None, library_value="ValueError: math domain error",
+        library_code=_NLTK + "corpus_bleu, SmoothingFunction\ntry:\n"
+                     "    corpus_bleu([[['a', 'b', 'c', 'd']]], [['a', 'c', 'b', 'x']], weights=(0.5, 0.5), "
+                     "smoothing_function=SmoothingFunction(epsilon=0).method1)\n"
+                     "except ValueError as exc:\n    print(type(exc).__name__ + ': ' + str(exc))",
+        library_prints='ValueError: math domain error',
+        tags=("smoothing",),
+    ),
+    CatalogEntry(
+        id="NLTK-METHOD2-ADDS-TO-UNIGRAMS",
+        library="nltk", verified=V3_4, tool_id=SMOOTHING,
+        fields=("smoothed_matches", "smoothed_totals", "bleu"), modes=("as_called", "mapped"),
+        title="NLTK 3.5: method2 adds 1 to the unigram counts too",
+        explanation=(
+            "Before NLTK 3.6, SmoothingFunction.method2 returns Fraction(p_i.numerator + 1, "
+            "p_i.denominator + 1) for every order, the unigrams included; 3.6 leaves p_1 alone, "
+            "as Chen & Cherry's method 2 (after Lin & Och 2004) and the card do (add 1 from order "
+            "2). The unigram precision and the score change. Model: +1 on every order's match "
+            "and total."
+        ),
+        reproducer={"matches": [1, 0], "totals": [2, 1], "candidate_length": 2,
+                    "reference_length": 2, "smoothing": "method2"},
+        reproducer_field="smoothed_matches", card_value=[1, 1], library_value=[2, 1],
+        library_code=_NLTK + "Fraction, SmoothingFunction\n"
+                     "p = SmoothingFunction().method2([Fraction(1, 2, _normalize=False), "
+                     "Fraction(0, 1, _normalize=False)])\nprint([x.numerator for x in p])",
+        library_prints='[2, 1]',
         tags=("smoothing",),
     ),
     CatalogEntry(

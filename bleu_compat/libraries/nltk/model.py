@@ -18,6 +18,10 @@ Entry ids and what switching them on does:
 * ``NLTK-METHOD1-ZERO-EPSILON``: a method1 precision ``(0 + epsilon) / l_n``
   that is 0.0 (epsilon 0, or a quotient that underflows) is left out of the sum
   (``if p_i > 0``) where the card's score is 0;
+* ``NLTK-METHOD1-ZERO-EPSILON-RAISES`` (3.4–3.5): that precision of 0.0 reaches
+  ``math.log`` (the ``if p_i > 0`` came in 3.6): ``ValueError: math domain error``;
+* ``NLTK-METHOD2-ADDS-TO-UNIGRAMS`` (3.4–3.5): method2 adds 1 to the match and
+  total of every order, the unigrams included (3.6 starts at order 2);
 * ``NLTK-FLOAT-ORDER`` / ``-FLOAT-ORDER-SMOOTHING``: a positive score in NLTK's
   arithmetic: ``bp * exp(fsum(w_i * log(p_i)))`` with ``w_i = 1/N``;
 * ``NLTK-NO-MATCH-SKIPS-SMOOTHING``: no unigram match returns 0 before any
@@ -47,6 +51,8 @@ FLOAT = "NLTK-FLOAT-ORDER"
 NOT_A_FRACTION = "NLTK-ZERO-TOTAL-NOT-A-FRACTION"
 ZERO_TINY_SMOOTHING = "NLTK-ZERO-MATCH-TINY-SMOOTHING"
 METHOD1_ZERO = "NLTK-METHOD1-ZERO-EPSILON"
+METHOD1_ZERO_RAISES = "NLTK-METHOD1-ZERO-EPSILON-RAISES"
+METHOD2_ALL_ORDERS = "NLTK-METHOD2-ADDS-TO-UNIGRAMS"
 NO_MATCH = "NLTK-NO-MATCH-SKIPS-SMOOTHING"
 FLOAT_SMOOTHING = "NLTK-FLOAT-ORDER-SMOOTHING"
 
@@ -120,6 +126,9 @@ def _smoothing(mode: str, request: Request, on: frozenset[str], cache: dict[Any,
     if NO_MATCH in on and matches[0] == 0:
         return {"bleu": _round(0.0, decimals), "brevity_penalty": _round(bp, decimals),
                 "orders_used": n_orders, "smoothed_matches": matches, "smoothed_totals": totals}
+    all_orders = METHOD2_ALL_ORDERS in on and method == "method2"
+    if all_orders:  # 3.4-3.5: Fraction(p_i.numerator + 1, p_i.denominator + 1) for every order
+        sm, st = [m + 1 for m in matches], [t + 1 for t in totals]
     card_bleu = card_smoothed_bleu(request, sm, st, used, bp)
     if matches[0] == 0:
         bleu = 0.0
@@ -144,13 +153,15 @@ def _smoothing(mode: str, request: Request, on: frozenset[str], cache: dict[Any,
                 else:
                     precisions.append((m, t))
             elif method == "method2":
-                precisions.append((m, t) if not precisions else (m + 1, t + 1))
+                precisions.append((m, t) if not precisions and not all_orders else (m + 1, t + 1))
             else:  # method3
                 if m == 0:
                     k += 1
                     precisions.append(1 / (2**k * t))
                 else:
                     precisions.append((m, t))
+        if METHOD1_ZERO in needs and METHOD1_ZERO_RAISES in on:
+            return {"error": "ValueError: math domain error"}
         if needs:  # the card's score is 0 here; NLTK computes one
             bleu = nltk_score(precisions, bp, n_orders) if needs <= on else card_bleu
         elif FLOAT_SMOOTHING in on:

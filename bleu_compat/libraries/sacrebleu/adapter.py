@@ -26,6 +26,17 @@ Two modes (SPEC.md §7):
   ``max_ngram_order`` passed through; the 0–100 score divided by 100;
   smoothed counts recovered exactly from sacreBLEU's precisions.
 
+Versions: the adapter dispatches on the installed release (:func:`api`).
+sacreBLEU 2.x is called as above. sacreBLEU 1.4–1.5 has no ``BLEU(tokenize=...)``
+and no max order: the corpus tool calls its ``corpus_bleu(sys_stream,
+ref_streams, smooth_method='none', tokenize='none', force=True)``, the
+smoothing tool ``BLEU.compute_bleu(correct, total, sys_len, ref_len,
+smooth_method=..., smooth_value=..., use_effective_order=...)`` and the
+brevity tool ``BLEU.reference_stats``; a request for other than 4 orders is
+``not_representable`` there (``BLEU.NGRAM_ORDER`` is 4). Releases before 1.4
+(module-level ``corpus_bleu(..., smooth=..., smooth_floor=...)``) are not
+supported: :func:`api` raises ``OracleUnavailableError`` naming the version.
+
 Both modes pass copies of the request's lists (``compute_bleu`` mutates its
 list arguments under ``add-k``) and never mutate the request. ``decimals``
 is applied to the library's doubles with :func:`bleu_compat.rounding.to_fixed`;
@@ -37,10 +48,10 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from bleu_compat.libraries import AdapterResult, dispatch
+from bleu_compat.libraries import AdapterResult, NotRepresentable, dispatch, library_version
 from bleu_compat.rounding import to_fixed
 
-__all__ = ["run", "SMOOTH_METHODS", "encode_tokens"]
+__all__ = ["run", "SMOOTH_METHODS", "encode_tokens", "api"]
 
 LIBRARY = "sacrebleu"
 
@@ -64,12 +75,59 @@ def run(mode: str, tool_id: str, request: dict[str, Any]) -> AdapterResult:
         ValueError: unknown mode or tool.
         OracleUnavailableError: sacreBLEU is not installed.
     """
+    api()
     handlers = {
         "bleu-corpus-compute": _corpus,
         "bleu-smoothing-compute": _smoothing,
         "bleu-brevity-penalty": _brevity,
     }
     return dispatch(LIBRARY, mode, tool_id, request, handlers)
+
+
+def api(version: str | None = None) -> int:
+    """The sacreBLEU API generation of ``version`` (default: the installed one): 1 or 2.
+
+    1 is sacreBLEU 1.4–1.5 (``sacrebleu.corpus_bleu(..., smooth_method=...)``,
+    ``BLEU.compute_bleu(..., use_effective_order=...)``), 2 is 2.x
+    (``sacrebleu.metrics.BLEU(tokenize=..., max_ngram_order=...)``).
+
+    Raises:
+        OracleUnavailableError: sacreBLEU is not installed, or its release
+            predates 1.4 (a module-level API the adapter does not speak).
+    """
+    from packaging.version import Version
+
+    from bleu_compat.errors import OracleUnavailableError
+
+    version = version or library_version(LIBRARY)
+    v = Version(version)
+    if v >= Version("2"):
+        return 2
+    if v >= Version("1.4"):
+        return 1
+    raise OracleUnavailableError(
+        f"sacreBLEU {version} is installed, but releases before 1.4 (module-level "
+        "corpus_bleu(..., smooth=..., smooth_floor=...)) are not supported by the adapter")
+
+
+#: the most reference tokens the 1.x brevity adapter writes out as strings
+_V1_BREVITY_TOKENS = 100_000
+
+_FOUR_ORDERS_ONLY = ("sacreBLEU 1.x computes exactly 4 n-gram orders (BLEU.NGRAM_ORDER = 4) and "
+                     "has no max order argument: {n} orders cannot be given to it")
+
+
+def _none_allowed() -> bool:
+    """True when this 1.x release accepts None for a missing reference (1.5; not 1.4.14)."""
+    from packaging.version import Version
+
+    return Version(library_version(LIBRARY)) >= Version("1.5")
+
+
+def _score_v1(hyps: list[str], streams: list[list[str | None]]) -> Any:
+    import sacrebleu
+
+    return sacrebleu.corpus_bleu(hyps, streams, smooth_method="none", tokenize="none", force=True)
 
 
 def _round(value: float, decimals: int | None) -> float:
@@ -120,8 +178,18 @@ def _corpus(mode: str, request: dict[str, Any], raw: dict[str, Any]) -> dict[str
     n_streams = max(len(seg) for seg in refs)
     streams = [[seg[k] if k < len(seg) else pad for seg in refs] for k in range(n_streams)]
     raw["reference_padding"] = repr(pad)
-    metric = BLEU(tokenize="none", smooth_method="none", max_ngram_order=max_order)
-    score = metric.corpus_score(hyps, streams)
+    if api() == 1:
+        if max_order != 4:
+            raise NotRepresentable(_FOUR_ORDERS_ONLY.format(n=max_order))
+        if pad is None and any(x is None for stream in streams for x in stream) and not _none_allowed():
+            raise NotRepresentable(
+                f"sacreBLEU {library_version(LIBRARY)} has no variable reference counts: "
+                "corpus_score reads the streams with zip_longest and raises EOFError on a None "
+                "reference (an empty string would be an empty reference)")
+        score = _score_v1(hyps, streams)
+    else:
+        metric = BLEU(tokenize="none", smooth_method="none", max_ngram_order=max_order)
+        score = metric.corpus_score(hyps, streams)
     raw.update(
         score=score.score, bp=score.bp, counts=[int(x) for x in score.counts],
         totals=[int(x) for x in score.totals], precisions=list(score.precisions),
@@ -153,11 +221,20 @@ def _smoothing(mode: str, request: dict[str, Any], raw: dict[str, Any]) -> dict[
     else:
         smooth_value = None
     correct_arg, total_arg = list(matches), list(totals)  # copies: add-k mutates them
-    score = BLEU.compute_bleu(
-        correct_arg, total_arg, request["candidate_length"], request["reference_length"],
-        smooth_method=method, smooth_value=smooth_value, effective_order=effective_order,
-        max_ngram_order=n_orders,
-    )
+    generation = api()
+    if generation == 1:
+        if n_orders != 4:
+            raise NotRepresentable(_FOUR_ORDERS_ONLY.format(n=n_orders))
+        score = BLEU.compute_bleu(
+            correct_arg, total_arg, request["candidate_length"], request["reference_length"],
+            smooth_method=method, smooth_value=smooth_value, use_effective_order=effective_order,
+        )
+    else:
+        score = BLEU.compute_bleu(
+            correct_arg, total_arg, request["candidate_length"], request["reference_length"],
+            smooth_method=method, smooth_value=smooth_value, effective_order=effective_order,
+            max_ngram_order=n_orders,
+        )
     counts = [_num(x) for x in score.counts]
     score_totals = [_num(x) for x in score.totals]
     raw.update(
@@ -168,17 +245,18 @@ def _smoothing(mode: str, request: dict[str, Any], raw: dict[str, Any]) -> dict[
                               "total": [_num(x) for x in total_arg]},
         arguments_mutated=(correct_arg != matches or total_arg != totals),
     )
-    # Which orders sacreBLEU's loop reached: it returns before the loop when
-    # no order has a match (#141) and stops at the first total of 0.
+    # Which orders sacreBLEU's loop reached: 2.x returns before the loop when
+    # no order has a match (#141; 1.x runs it) and stops at the first total of 0.
     reached = 0
-    if any(matches):
+    loop_runs = any(matches) or generation == 1
+    if loop_runs:
         for t in score_totals:
             if t == 0:
                 break
             reached += 1
     raw["orders_reached"] = reached
     if effective_order:
-        orders_used = reached if any(matches) else _leading_positive(score_totals)
+        orders_used = reached if loop_runs else _leading_positive(score_totals)
     else:
         orders_used = n_orders
     if mode == "as_called":
@@ -249,16 +327,34 @@ def _recover_numerators(
 def _brevity(mode: str, request: dict[str, Any], raw: dict[str, Any]) -> dict[str, Any]:
     from sacrebleu.metrics import BLEU
 
-    metric = BLEU(tokenize="none", smooth_method="none")
-    closest = [
-        int(metric._get_closest_ref_len(seg["candidate_length"], list(seg["reference_lengths"])))
-        for seg in request["segments"]
-    ]
     c = sum(seg["candidate_length"] for seg in request["segments"])
-    r = sum(closest)
-    score = BLEU.compute_bleu([0], [0], c, r, max_ngram_order=1)
-    raw.update(closest_ref_lens=closest, sys_len=c, ref_len=r, bp=score.bp,
-               functions="BLEU._get_closest_ref_len per segment; BLEU.compute_bleu(...).bp")
+    if api() == 1:
+        # 1.x: BLEU.reference_stats(ref strings, hyp length) -> (ngrams, closest_diff, closest_len);
+        # it takes the references as text, so lengths become strings of that many tokens
+        text_tokens = sum(sum(seg["reference_lengths"]) for seg in request["segments"])
+        if text_tokens > _V1_BREVITY_TOKENS:
+            raise NotRepresentable(
+                f"sacreBLEU 1.x has no closest-length function on lengths (BLEU.reference_stats "
+                f"takes reference strings and counts their n-grams): {text_tokens} reference "
+                f"tokens exceed the adapter's {_V1_BREVITY_TOKENS} for such strings")
+        closest = [
+            int(BLEU.reference_stats([" ".join(["x"] * n) for n in seg["reference_lengths"]],
+                                     seg["candidate_length"])[2])
+            for seg in request["segments"]
+        ]
+        r = sum(closest)
+        score = BLEU.compute_bleu([0] * 4, [0] * 4, c, r)
+        functions = "BLEU.reference_stats per segment; BLEU.compute_bleu(...).bp"
+    else:
+        metric = BLEU(tokenize="none", smooth_method="none")
+        closest = [
+            int(metric._get_closest_ref_len(seg["candidate_length"], list(seg["reference_lengths"])))
+            for seg in request["segments"]
+        ]
+        r = sum(closest)
+        score = BLEU.compute_bleu([0], [0], c, r, max_ngram_order=1)
+        functions = "BLEU._get_closest_ref_len per segment; BLEU.compute_bleu(...).bp"
+    raw.update(closest_ref_lens=closest, sys_len=c, ref_len=r, bp=score.bp, functions=functions)
     return {
         "candidate_length": c,
         "reference_length": r,

@@ -4,7 +4,13 @@ Each entry's model is the branch of :mod:`bleu_compat.libraries.sacrebleu.model`
 behind the entry's id; an entry explains a sacreBLEU output only when the
 dialect with its model switched on reproduces that output bit for bit
 (SPEC.md §7). ``library_code`` prints sacreBLEU's own value on the reproducer
-(``oracle_tests/test_catalog.py`` runs it).
+(``oracle_tests/test_catalog.py`` runs it with the installed version when
+that version is among the entry's ``verified``; the code is written for the
+newest of them).
+
+Versions (SPEC.md §7): ``verified`` lists the releases on which ``bleu-compat
+matrix`` ran the crosscheck with the entry in that release's dialect and
+nothing was UNEXPECTED. :data:`VERIFIED` is every measured release.
 """
 
 from __future__ import annotations
@@ -16,8 +22,22 @@ from bleu_compat.harness.truth import closest_length
 
 __all__ = ["ENTRIES", "VERIFIED"]
 
-#: the sacreBLEU versions these models were verified on (the catalog tests' runs)
-VERIFIED = ("2.6.0",)
+#: sacreBLEU 1.4: ``corpus_bleu(sys_stream, ref_streams, smooth_method=...)``, 4 orders only,
+#: '' references kept, no None references, floor's default value 0.0
+V1_4 = ("1.4.14",)
+#: sacreBLEU 1.5: the same API; '' and None references dropped, floor's default 0.1
+V1_5 = ("1.5.1",)
+V1 = V1_4 + V1_5
+#: sacreBLEU 2.0.0: ``BLEU(...)``, but the max order is not passed on and '' references are dropped
+V2_0 = ("2.0.0",)
+#: sacreBLEU 2.1.0: the max order is passed on; '' references still dropped
+V2_1 = ("2.1.0",)
+#: sacreBLEU 2.2–2.6: one dialect (bleu.py differs only in whitespace and tokenizer tables)
+V2_2 = ("2.2.1", "2.3.1", "2.3.3", "2.4.3", "2.5.1", "2.6.0")
+#: every sacreBLEU version whose dialect was measured, oldest first
+VERIFIED = V1 + V2_0 + V2_1 + V2_2
+#: releases with the 2.x API
+V2 = V2_0 + V2_1 + V2_2
 CORPUS, SMOOTHING, BREVITY = "bleu-corpus-compute", "bleu-smoothing-compute", "bleu-brevity-penalty"
 Request = dict[str, Any]
 
@@ -93,7 +113,7 @@ ENTRIES: tuple[CatalogEntry, ...] = (
     ),
     CatalogEntry(
         id="SACREBLEU-EMPTY-STRING-PADDING",
-        library="sacrebleu", verified=VERIFIED, tool_id=CORPUS,
+        library="sacrebleu", verified=V1_4 + V2_2, tool_id=CORPUS,
         fields=("reference_length", "brevity_penalty", "bleu"),
         modes=("as_called",),
         title="Padding missing references with '' adds an empty reference of length 0",
@@ -234,7 +254,7 @@ ENTRIES: tuple[CatalogEntry, ...] = (
     ),
     CatalogEntry(
         id="SACREBLEU-NO-MATCH-SKIPS-SMOOTHING",
-        library="sacrebleu", verified=VERIFIED, tool_id=SMOOTHING,
+        library="sacrebleu", verified=V2, tool_id=SMOOTHING,
         fields=("smoothed_matches", "smoothed_totals", "orders_used"), modes=("as_called", "mapped"),
         title="With no match at all, compute_bleu returns before smoothing",
         explanation=(
@@ -289,5 +309,129 @@ ENTRIES: tuple[CatalogEntry, ...] = (
         library_code=_BLEU + "print(BLEU.compute_bleu([0], [0], 0, 0, max_ngram_order=1).bp)",
         library_prints='1.0',
         tags=("brevity",),
+    ),
+
+    # --- older releases ---------------------------------------------------------
+    CatalogEntry(
+        id="SACREBLEU-MAX-ORDER-NOT-PASSED-INDEXERROR",
+        library="sacrebleu", verified=V2_0, tool_id=CORPUS,
+        fields=("error",), modes=("as_called", "mapped"),
+        title="sacreBLEU 2.0.0 raises IndexError for a max order below 4",
+        explanation=(
+            "In sacreBLEU 2.0.0, BLEU._compute_score_from_stats calls compute_bleu without "
+            "max_ngram_order (fixed in 2.1.0), so compute_bleu loops over its default 4 orders "
+            "while the statistics have N < 4: once the loop gets past order N (some order "
+            "matches and no total up to N is 0) total[N] raises IndexError: list index out of "
+            "range. Model: sacreBLEU 2.0.0's compute_bleu with max order 4 on the N-order "
+            "statistics."
+        ),
+        reproducer={"hypotheses": [["a", "b"]], "references": [[["a", "b"]]], "max_order": 2},
+        reproducer_field="error", card_value=None, library_value="IndexError: list index out of range",
+        library_code=_BLEU + "try:\n    BLEU(tokenize='none', smooth_method='none', max_ngram_order=2)"
+                             ".corpus_score(['a b'], [['a b']])\n"
+                             "except IndexError as exc:\n    print(type(exc).__name__ + ': ' + str(exc))",
+        library_prints='IndexError: list index out of range',
+        tags=("orders",),
+    ),
+    CatalogEntry(
+        id="SACREBLEU-MAX-ORDER-NOT-PASSED-SCORE",
+        library="sacrebleu", verified=V2_0, tool_id=CORPUS,
+        fields=("bleu",), modes=("as_called", "mapped"),
+        title="sacreBLEU 2.0.0 scores only orders 1-4 when the max order is 5 or more",
+        explanation=(
+            "For the same reason as SACREBLEU-MAX-ORDER-NOT-PASSED-INDEXERROR, sacreBLEU 2.0.0 "
+            "computes the score of N > 4 order statistics from the first 4 precisions only "
+            "(bp * exp(sum(my_log(p_n), n = 1..4) / 4)); the counts and totals of orders 5..N "
+            "are reported but ignored. A corpus with no 5-gram match, which the card scores 0, "
+            "gets the 4-gram score. Model: compute_bleu with max order 4 in sacreBLEU's "
+            "arithmetic."
+        ),
+        reproducer={"hypotheses": [["a", "b", "c", "d"]], "references": [[["a", "b", "c", "d"]]],
+                    "max_order": 5},
+        reproducer_field="bleu", card_value=0, library_value=1.0000000000000004,
+        library_code=_BLEU + "print(BLEU(tokenize='none', smooth_method='none', max_ngram_order=5)"
+                             ".corpus_score(['a b c d'], [['a b c d']]).score)",
+        library_prints='100.00000000000004',
+        tags=("orders",),
+    ),
+    CatalogEntry(
+        id="SACREBLEU-EMPTY-REFERENCE-DROPPED",
+        library="sacrebleu", verified=V2_0 + V2_1, tool_id=CORPUS,
+        fields=("reference_length", "brevity_penalty", "bleu", "error"), modes=("as_called", "mapped"),
+        title="sacreBLEU 2.0-2.1 drop empty references; a segment with none left raises RuntimeError",
+        explanation=(
+            "sacreBLEU 2.0.0 and 2.1.0 remove every reference that is None or the empty string "
+            "before counting (BLEU._cache_references: [x for x in refs if x is not None and "
+            "x != '']; 2.2.0 keeps ''), so an empty reference (a card reference []) takes no part "
+            "in the closest-reference-length rule, and the '' padding of the as-called adapter "
+            "has no effect (SACREBLEU-EMPTY-STRING-PADDING does not apply). A segment whose "
+            "references are all empty raises RuntimeError: Empty or `None` reference sentence "
+            "found. Model: those references removed, that error when none is left."
+        ),
+        reproducer={"hypotheses": [["a"]], "references": [[["a", "b", "c"], []]]},
+        reproducer_field="reference_length", card_value=0, library_value=3,
+        library_code=_BLEU + "print(BLEU(tokenize='none', smooth_method='none').corpus_score("
+                             "['a'], [['a b c'], ['']]).ref_len)",
+        library_prints='3',
+        tags=("references",),
+    ),
+    CatalogEntry(
+        id="SACREBLEU-EMPTY-REFERENCE-DROPPED-EOF",
+        library="sacrebleu", verified=V1_5, tool_id=CORPUS,
+        fields=("reference_length", "brevity_penalty", "bleu", "error"), modes=("as_called", "mapped"),
+        title="sacreBLEU 1.5 drops empty references; a segment with none left raises EOFError",
+        explanation=(
+            "sacreBLEU 1.5's BLEU.corpus_score removes every reference that is None or '' "
+            "([x for x in refs if x is not None and x != '']), so an empty reference takes no part "
+            "in the closest-reference-length rule, and raises EOFError: No valid references for a "
+            "sentence! when a segment has none left. Model: those references removed, that error "
+            "when none is left."
+        ),
+        reproducer={"hypotheses": [["a"]], "references": [[["a", "b", "c"], []]]},
+        reproducer_field="reference_length", card_value=0, library_value=3,
+        library_code="import sacrebleu\nprint(sacrebleu.corpus_bleu(['a'], [['a b c'], ['']], "
+                     "smooth_method='none', tokenize='none', force=True).ref_len)",
+        library_prints='3',
+        tags=("references",),
+    ),
+    CatalogEntry(
+        id="SACREBLEU-FLOOR-DEFAULT-ZERO",
+        library="sacrebleu", verified=V1_4, tool_id=SMOOTHING,
+        fields=("bleu", "smoothed_matches"), modes=("as_called",),
+        title="sacreBLEU 1.4's floor smoothing defaults to 0.0, not 0.1",
+        explanation=(
+            "In sacreBLEU 1.4, BLEU.SMOOTH_DEFAULTS['floor'] is 0.0 (1.5 changed it to 0.1, Chen & "
+            "Cherry's value, which the card's method1 uses when epsilon is not given), so floor "
+            "smoothing without smooth_value gives a zero-match order the precision 0, whose "
+            "my_log is -9999999999: the score is 0 where the card's is positive. Model: epsilon "
+            "0.0 when the request gives none. The mapped adapter passes epsilon explicitly."
+        ),
+        reproducer={"matches": [2, 1, 0, 0], "totals": [2, 1, 1, 1], "candidate_length": 2,
+                    "reference_length": 2, "smoothing": "method1"},
+        reproducer_field="bleu", card_value=0.316227766016838, library_value=0.0,
+        library_code="from sacrebleu.metrics import BLEU\nprint(BLEU.compute_bleu([2, 1, 0, 0], "
+                     "[2, 1, 1, 1], 2, 2, smooth_method='floor').score)",
+        library_prints='0.0',
+        tags=("smoothing",),
+    ),
+    CatalogEntry(
+        id="SACREBLEU-NO-MATCH-STILL-SMOOTHED",
+        library="sacrebleu", verified=V1, tool_id=SMOOTHING,
+        fields=("bleu", "orders_used"), modes=("as_called", "mapped"),
+        title="sacreBLEU 1.x smooths statistics without any match and gives them a positive score",
+        explanation=(
+            "Before sacreBLEU 2.0 (issue #141), compute_bleu has no early return for statistics "
+            "without a single match: its loop still runs, floor and exp smoothing give every "
+            "order a positive precision and the score is positive (add-k leaves order 1 at 0 and "
+            "the score at 0). The card scores 0 whenever m_1 = 0. Model: the loop and sacreBLEU's "
+            "arithmetic without the early return."
+        ),
+        reproducer={"matches": [0, 0, 0, 0], "totals": [4, 3, 2, 1], "candidate_length": 4,
+                    "reference_length": 4, "smoothing": "method1"},
+        reproducer_field="bleu", card_value=0, library_value=0.04518010018049225,
+        library_code="from sacrebleu.metrics import BLEU\nprint(BLEU.compute_bleu([0, 0, 0, 0], "
+                     "[4, 3, 2, 1], 4, 4, smooth_method='floor').score)",
+        library_prints='4.518010018049225',
+        tags=("smoothing",),
     ),
 )

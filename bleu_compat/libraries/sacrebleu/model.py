@@ -3,7 +3,8 @@
 :func:`evaluate` gives the output the sacreBLEU adapter would give (card
 shape, 0–1 scale, ``decimals`` applied) when the models of the entries in
 ``on`` are switched on; with ``on`` empty it is the card's output. The models
-are transcriptions of sacreBLEU 2.6.0's own code (``sacrebleu/metrics/bleu.py``:
+are transcriptions of sacreBLEU's own code, 2.6.0 unless an entry says otherwise
+(``sacrebleu/metrics/bleu.py``:
 ``BLEU.compute_bleu``, ``_get_closest_ref_len``, ``_extract_reference_info``,
 ``_compute_segment_statistics``; ``metrics/helpers.py``:
 ``extract_all_word_ngrams``; ``utils.py``: ``my_log``, ``sum_of_lists``),
@@ -25,6 +26,23 @@ Entry ids and what switching them on does:
 * ``SACREBLEU-SMOOTHING-STOPS-AT-ZERO-TOTAL``: the loop breaks at the first
   total of 0; that order and the later ones are not smoothed;
 * ``SACREBLEU-SMOOTHED-COUNTS-HIDDEN``: floor/exp report the raw counts.
+
+Older releases (each entry's ``verified`` says which):
+
+* ``SACREBLEU-MAX-ORDER-NOT-PASSED-INDEXERROR`` / ``-SCORE`` (2.0.0):
+  ``_compute_score_from_stats`` does not pass ``max_ngram_order`` to
+  ``compute_bleu``, which then loops over the default 4 orders of N-order
+  statistics: ``IndexError`` when N < 4 and the loop gets past order N, a
+  score from orders 1–4 only when N > 4;
+* ``SACREBLEU-EMPTY-REFERENCE-DROPPED`` (2.0.0–2.1.0) / ``-DROPPED-EOF``
+  (1.4–1.5): a reference that is the empty string is removed like ``None``
+  (``lines = [x for x in refs if x is not None and x != ""]``); a segment left
+  without one raises ``RuntimeError`` / ``EOFError``;
+* ``SACREBLEU-FLOOR-DEFAULT-ZERO`` (1.4): ``floor`` without a value smooths
+  with 0.0 (``SMOOTH_DEFAULTS['floor']``), not the card's 0.1;
+* ``SACREBLEU-NO-MATCH-STILL-SMOOTHED`` (1.x, before the #141 fix): with no
+  match at all ``compute_bleu`` still runs its loop, so floor/exp smooth and
+  score, and add-k adds its 1.
 """
 
 from __future__ import annotations
@@ -51,6 +69,17 @@ STOPS = "SACREBLEU-SMOOTHING-STOPS-AT-ZERO-TOTAL"
 NO_MATCH = "SACREBLEU-NO-MATCH-SKIPS-SMOOTHING"
 FLOAT_SMOOTHING = "SACREBLEU-FLOAT-ORDER-SMOOTHING"
 BP_ZERO_BREVITY = "SACREBLEU-BP-ZERO-LENGTHS-BREVITY"
+MAX_ORDER_ERROR = "SACREBLEU-MAX-ORDER-NOT-PASSED-INDEXERROR"
+MAX_ORDER_SCORE = "SACREBLEU-MAX-ORDER-NOT-PASSED-SCORE"
+EMPTY_DROPPED = "SACREBLEU-EMPTY-REFERENCE-DROPPED"
+EMPTY_DROPPED_EOF = "SACREBLEU-EMPTY-REFERENCE-DROPPED-EOF"
+NO_MATCH_SMOOTHED = "SACREBLEU-NO-MATCH-STILL-SMOOTHED"
+FLOOR_DEFAULT_ZERO = "SACREBLEU-FLOOR-DEFAULT-ZERO"
+
+#: what 2.0.0–2.1.0's ``_cache_references`` raises for a segment without a non-empty reference
+EMPTY_DROPPED_ERROR = "RuntimeError: Empty or `None` reference sentence found."
+#: what 1.4–1.5's ``corpus_score`` raises for it
+EMPTY_DROPPED_EOF_ERROR = "EOFError: No valid references for a sentence!"
 
 #: sacreBLEU's utils.my_log(0.0)
 MY_LOG_ZERO = -9999999999
@@ -74,15 +103,19 @@ def _bp(c: int, r: int, zero_lengths_is_one: bool) -> float:
     return card_bp(c, r)
 
 
-def corpus_statistics(request: Request, split: bool, pad: bool, cache: dict[Any, Any]
-                      ) -> tuple[list[int], list[int], int, int]:
+def corpus_statistics(request: Request, split: bool, pad: bool, cache: dict[Any, Any],
+                      drop: str | None = None) -> tuple[list[int], list[int], int, int] | None:
     """(matches, totals, c, r) as sacreBLEU counts them with the given models on.
 
     ``split``: every segment is ``" ".join(tokens).split()`` (sacreBLEU's
     string interface); ``pad``: segments with fewer references get empty ones
-    up to the largest reference count. Counted with the truth's primitives.
+    up to the largest reference count; ``drop``: references whose string is
+    empty are removed (``"string"``: the string is ``" ".join(tokens)``, as
+    called; ``"tokens"``: the token list is empty, the mapped adapter's
+    surrogates), and None is returned when a segment is left without one.
+    Counted with the truth's primitives.
     """
-    key = ("sacrebleu-corpus", split, pad)
+    key = ("sacrebleu-corpus", split, pad, drop)
     if key in cache:
         return cache[key]
     n_orders = request.get("max_order", 4)
@@ -91,13 +124,22 @@ def corpus_statistics(request: Request, split: bool, pad: bool, cache: dict[Any,
     def tok(tokens: list[str]) -> list[str]:
         return " ".join(tokens).split() if split else list(tokens)
 
+    def empty(tokens: list[str]) -> bool:
+        return " ".join(tokens) == "" if drop == "string" else not tokens
+
     matches, totals = [0] * n_orders, [0] * n_orders
     c = r = 0
     for hyp, refs in zip(request["hypotheses"], request["references"]):
         h = tok(hyp)
-        rs = [tok(ref) for ref in refs]
+        raw_refs = [list(ref) for ref in refs]
         if pad:
-            rs += [[] for _ in range(most - len(rs))]
+            raw_refs += [[] for _ in range(most - len(raw_refs))]
+        if drop is not None:
+            raw_refs = [ref for ref in raw_refs if not empty(ref)]
+            if not raw_refs:
+                cache[key] = None
+                return None
+        rs = [tok(ref) for ref in raw_refs]
         c += len(h)
         r += closest_length(len(h), [len(x) for x in rs])
         for n in range(1, n_orders + 1):
@@ -118,12 +160,43 @@ def _sacrebleu_score(precisions: list[float], bp: float, eff_order: int) -> floa
     return bp * math.exp(sum([_my_log(p) for p in precisions[:eff_order]]) / eff_order)
 
 
+def _default_order_score(matches: list[int], totals: list[int], bp: float) -> float | None:
+    """2.0.0's ``compute_bleu`` with its default max order 4 on N-order statistics (0–100).
+
+    None where it raises ``IndexError`` (N < 4 and the loop gets past order N).
+    """
+    if not any(matches):
+        return 0.0  # the early return (#141)
+    precisions = [0.0] * 4
+    for n in range(1, 5):
+        if n - 1 >= len(totals):
+            return None  # total[n - 1]: list index out of range
+        if totals[n - 1] == 0:
+            break
+        if matches[n - 1] != 0:
+            precisions[n - 1] = 100. * matches[n - 1] / totals[n - 1]
+    return _sacrebleu_score(precisions, bp, 4)
+
+
 def _corpus(mode: str, request: Request, on: frozenset[str], cache: dict[Any, Any]) -> dict[str, Any]:
     n_orders = request.get("max_order", 4)
     decimals = request.get("decimals")
-    matches, totals, c, r = corpus_statistics(request, WHITESPACE in on, PADDING in on, cache)
+    drop = None
+    if EMPTY_DROPPED in on or EMPTY_DROPPED_EOF in on:
+        drop = "string" if mode == "as_called" else "tokens"
+    stats = corpus_statistics(request, WHITESPACE in on, PADDING in on, cache, drop)
+    if stats is None:
+        return {"error": EMPTY_DROPPED_ERROR if EMPTY_DROPPED in on else EMPTY_DROPPED_EOF_ERROR}
+    matches, totals, c, r = stats
     bp = _bp(c, r, BP_EMPTY in on)
-    if FLOAT in on:
+    default_order = None
+    if n_orders < 4 and MAX_ORDER_ERROR in on or n_orders > 4 and MAX_ORDER_SCORE in on:
+        default_order = _default_order_score(matches, totals, bp)
+        if default_order is None:
+            return {"error": "IndexError: list index out of range"}
+    if default_order is not None:
+        bleu = default_order / 100
+    elif FLOAT in on:
         # compute_bleu with smooth_method 'none' on the summed statistics
         if not any(matches):
             score = 0.0
@@ -165,6 +238,8 @@ def _smoothing(mode: str, request: Request, on: frozenset[str], cache: dict[Any,
     effective_order = bool(request.get("effective_order", False))
     decimals = request.get("decimals")
     c, r = request["candidate_length"], request["reference_length"]
+    if FLOOR_DEFAULT_ZERO in on and method == "method1" and "epsilon" not in request:
+        request = dict(request, epsilon=0.0)  # 1.4's SMOOTH_DEFAULTS['floor']
     epsilon = request.get("epsilon", 0.1)
     bp = _bp(c, r, BP_ZERO_SMOOTHING in on)
     card_sm, card_st, card_used = card_smoothing(request)
@@ -179,7 +254,8 @@ def _smoothing(mode: str, request: Request, on: frozenset[str], cache: dict[Any,
     sm: list[Any] = list(card_sm)
     st: list[Any] = list(card_st)
     reached = n_orders
-    if STOPS in on and any(matches):  # the loop runs only when some order has a match
+    loop_runs = any(matches) or NO_MATCH_SMOOTHED in on  # 2.x: only when some order has a match
+    if STOPS in on and loop_runs:
         for n in range(n_orders):
             if card_st[n] == 0:  # add-k adds before the test; its totals are the card's
                 reached = n
@@ -191,8 +267,9 @@ def _smoothing(mode: str, request: Request, on: frozenset[str], cache: dict[Any,
     else:
         used = n_orders
 
-    if FLOAT_SMOOTHING in on:
-        if not any(matches):
+    no_match_scored = NO_MATCH_SMOOTHED in on and not any(matches)
+    if FLOAT_SMOOTHING in on or no_match_scored:
+        if not loop_runs:
             score = 0.0
         else:
             precisions = [0.0] * n_orders
