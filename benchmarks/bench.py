@@ -150,7 +150,19 @@ def traced_peak(fn: Callable[[], Any]) -> int:
 
 
 def maxrss_bytes() -> int:
-    """This process's peak resident set size in bytes (Linux: ru_maxrss is KiB)."""
+    """This process's peak resident set size in bytes.
+
+    Linux: ``VmHWM`` of /proc/self/status, the peak of this program's own
+    memory. ``ru_maxrss`` is not used there: after exec it still holds the
+    parent's resident size at fork (the parent here holds the generated
+    corpora), so a small worker would report the parent's peak.
+    """
+    try:
+        for line in Path("/proc/self/status").read_text().splitlines():
+            if line.startswith("VmHWM:"):
+                return int(line.split()[1]) * 1024
+    except (OSError, ValueError, IndexError):
+        pass
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
 
 

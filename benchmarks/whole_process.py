@@ -11,8 +11,10 @@ A B A B ... (one warm-up each first), on the same files; a figure is the
 median over the runs, and a ratio is the median of the pairwise ratios B/A
 (so that it holds when the machine's speed drifts during the run). Per run:
 wall time, CPU time (user + system) and peak resident memory of the child
-(``os.wait4``'s ``ru_maxrss``). The 1-minute load average is printed with
-every row: the machine may be shared.
+(``os.wait4``'s ``ru_maxrss``; it includes the resident size of this
+script at fork, about 15 MiB, which is why the corpora are generated in a
+child process). The 1-minute load average is printed with every row: the
+machine may be shared.
 
 Rows:
 

@@ -343,6 +343,42 @@ def cmd_score(args: argparse.Namespace) -> int:
             shutil.rmtree(spool[0], ignore_errors=True)
 
 
+#: From this many bytes of input, score tunes glibc's allocator (below).
+_TUNE_MALLOC_BYTES = 1 << 20
+
+
+def _keep_freed_memory() -> None:
+    """Ask glibc's malloc to keep freed memory for reuse (no-op elsewhere).
+
+    Streaming allocates and frees the same few numpy arrays (hundreds of KiB)
+    for every block; by default glibc returns such memory to the system and
+    the next block faults it in again. Raising the mmap and trim thresholds
+    (mallopt M_MMAP_THRESHOLD = 32 MiB, its maximum on 64-bit, and
+    M_TRIM_THRESHOLD = 256 MiB) keeps it: measured on 100,000 x 1 segments,
+    system time 0.146 s -> 0.028 s and CPU time -12%, peak RSS unchanged
+    (45 MiB). A process-wide setting, so the command line makes it, not the
+    library.
+    """
+    try:
+        import ctypes
+
+        mallopt = ctypes.CDLL(None).mallopt
+    except (OSError, AttributeError, ImportError):
+        return
+    m_trim_threshold, m_mmap_threshold = -1, -3
+    mallopt(m_mmap_threshold, 32 << 20)
+    mallopt(m_trim_threshold, 256 << 20)
+
+
+def _size(path: str) -> int:
+    import os
+
+    try:
+        return os.stat(path).st_size
+    except OSError:
+        return 0
+
+
 def _readable_twice(path: str, spool: list[str], index: int) -> str:
     """``path`` itself if it is a regular file (or cannot be opened), else a copy of its bytes."""
     import os
@@ -406,6 +442,8 @@ def _score(args: argparse.Namespace, spool: list[str]) -> int:
     except (BleuCompatError, ImportError) as exc:
         return _fail(str(exc))
     n_segments = refs[0].n_lines
+    if sum(_size(src) for src in [*ref_sources, *sys_sources]) >= _TUNE_MALLOC_BYTES:
+        _keep_freed_memory()
     results = []
     try:
         segments_file = (
