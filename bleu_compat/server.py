@@ -30,10 +30,34 @@ status code                       when
 405    ``method_not_allowed``     wrong method (the ``Allow`` header lists the right ones)
 415    ``unsupported_media_type`` the body is not ``application/json``, or it
                                   declares a charset other than UTF-8
+400    ``bad_request``            malformed HTTP that uvicorn's parser (h11)
+                                  refuses before the application: no ``Host``,
+                                  a bad or doubled ``Content-Length``, a bad
+                                  chunk size, bytes that are not HTTP
+431    ``bad_request``            a request line and headers over 16 KiB
+408    ``request_timeout``        the request head or body did not arrive in
+                                  time (:class:`ServerLimits`); the connection
+                                  is closed
+503    ``service_unavailable``    more open connections than
+                                  ``max_connections``, or no room in the body
+                                  budget within ``admission_timeout``
+                                  (``Retry-After`` is set)
 400    ``internal_error``         an unexpected exception (a bug): the message
                                   says so without internals; the server never
                                   answers 500 and never sends a traceback
 ====== ========================== =============================================
+
+Errors answered at the HTTP level (``bad_request``, a head's
+``request_timeout``) are written by the protocol (:func:`uvicorn_config`)
+with ``Connection: close``; the server then drains what the client still
+sends for :data:`LINGER_SECONDS` before closing, so the client reads the
+answer rather than a connection reset. Nothing else reaches a client in
+plain text: uvicorn's own 500 is unreachable (:class:`_CatchAll`) and its
+503 replaced (the connection cap is this module's).
+
+Memory and time are bounded by :class:`ServerLimits`: request bodies are
+admitted into a byte budget (24 MiB by default) before they are read, so
+concurrent large bodies wait, unread, instead of being parsed at once.
 
 Media type: ``application/json`` (case-insensitive) with no ``charset`` or
 ``charset=utf-8`` (``utf8`` and a quoted value are accepted too). JSON is
@@ -55,6 +79,7 @@ import collections
 import functools
 import http
 import logging
+import select
 import sys
 from dataclasses import dataclass
 from typing import Any, Mapping
@@ -154,7 +179,7 @@ class ServerLimits:
     body_timeout: float = 60.0
     max_connections: int = 256
     body_budget: int = 24 * 1024 * 1024
-    admission_timeout: float = 30.0
+    admission_timeout: float = 60.0
 
     def __post_init__(self) -> None:
         for name in ("header_timeout", "keep_alive_timeout", "body_idle_timeout",
@@ -526,6 +551,9 @@ _ERROR_RESPONSES = {
     "413": "limit_exceeded: a card limit, or a body over the size cap",
     "415": "unsupported_media_type: the body is not application/json (UTF-8)",
     "422": "unsupported_input: an operation the card lists as unsupported",
+    "408": "request_timeout: the request head or body did not arrive in time",
+    "431": "bad_request: the request line and headers exceed 16 KiB",
+    "503": "service_unavailable: too many connections, or the body budget is full",
 }
 
 
@@ -766,6 +794,26 @@ def _protocol_class(limits: ServerLimits) -> type:
                 self.transport.write_eof()
             self.loop.call_later(LINGER_SECONDS, self.transport.close)
 
+        def timeout_keep_alive_handler(self) -> None:
+            # When the event loop was held up (a worker thread holding the GIL
+            # in a long C call), the keep-alive deadline may pass with the next
+            # request already in the socket: closing now would drop it (the
+            # client sees a reset). Let the reader take it first.
+            if self._pending_input():
+                self.timeout_keep_alive_task = self.loop.call_later(
+                    0.5, self.timeout_keep_alive_handler)
+                return
+            super().timeout_keep_alive_handler()
+
+        def _pending_input(self) -> bool:
+            sock = self.transport.get_extra_info("socket")
+            if sock is None or self.transport.is_closing():
+                return False
+            try:
+                return bool(select.select([sock.fileno()], [], [], 0)[0])
+            except (OSError, ValueError):
+                return False
+
         def _arm_head_timer(self) -> None:
             self._cancel_head_timer()
             self._head_timer = self.loop.call_later(limits.header_timeout, self._head_timeout)
@@ -778,6 +826,10 @@ def _protocol_class(limits: ServerLimits) -> type:
         def _head_timeout(self) -> None:
             self._head_timer = None
             if self.transport.is_closing() or self.conn.their_state is not h11.IDLE:
+                return
+            if self._pending_input() and not self._head_started:
+                # bytes are waiting that the loop has not read yet (see above)
+                self._head_timer = self.loop.call_later(0.5, self._head_timeout)
                 return
             if self._head_started or self.conn.trailing_data[0]:
                 self._reject(408, "request_timeout",

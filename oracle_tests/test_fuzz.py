@@ -325,6 +325,20 @@ def _check_error(expected: tuple[str, str | None], code: str, path: str, where: 
 def test_fuzz_in_process(tool_id: str, data: Any) -> None:
     """execute() on fuzzed text and dicts: the oracle's code (and path), or a valid result."""
     payload, _ = data.draw(requests(tool_id))
+    _in_process(tool_id, payload)
+
+
+@pytest.mark.parametrize("payload", [
+    # found by the long run: an unhashable "smoothing" crashed the oracle (not the product)
+    b'{"matches": [0], "totals": [0], "reference_length": 0, "smoothing": [[[1]]]}',
+    {"matches": [1], "totals": [1], "candidate_length": 1, "reference_length": 1, "smoothing": {}},
+])
+def test_fuzz_found(payload: Any) -> None:
+    """Requests a fuzz run once failed on, kept."""
+    _in_process("bleu-smoothing-compute", payload)
+
+
+def _in_process(tool_id: str, payload: Any) -> None:
     expected = expected_error(tool_id, payload)
     COUNTS["in-process"] += 1
     try:

@@ -358,3 +358,44 @@ def test_checks_limits_match_the_product() -> None:
     from bleu_compat.harness import checks
 
     assert (checks.MAX_DEPTH, checks.MAX_INT_DIGITS) == (jsonio.MAX_DEPTH, jsonio.MAX_INT_DIGITS)
+
+
+# --- the body budget ------------------------------------------------------------------------------
+
+class TestByteBudget:
+    """The server's first-come first-served budget of body bytes (bleu_compat.server._ByteBudget)."""
+
+    def test_fifo_and_timeout(self) -> None:
+        """A waiter that does not fit blocks later small ones; a timed-out waiter takes nothing."""
+        import anyio
+
+        from bleu_compat.server import _ByteBudget
+
+        order: list[str] = []
+
+        async def scenario() -> None:
+            budget = _ByteBudget(10)
+            await budget.acquire(8, 1)  # holder
+
+            async def wait(name: str, n: int, timeout: float) -> None:
+                try:
+                    await budget.acquire(n, timeout)
+                except TimeoutError:
+                    order.append(f"{name} timed out")
+                    return
+                order.append(name)
+                await anyio.sleep(0.01)
+                budget.release(n)
+
+            async with anyio.create_task_group() as tg:
+                tg.start_soon(wait, "big", 9, 5)
+                await anyio.sleep(0.05)
+                tg.start_soon(wait, "small", 1, 5)  # fits now, but must not pass "big"
+                tg.start_soon(wait, "late", 9, 0.1)
+                await anyio.sleep(0.3)
+                assert order == ["late timed out"] and budget.used == 8
+                budget.release(8)
+            assert budget.used == 0
+
+        anyio.run(scenario)
+        assert order == ["late timed out", "big", "small"]

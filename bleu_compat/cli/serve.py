@@ -19,6 +19,8 @@ _LIMIT_OPTIONS = (
     ("--body-idle-timeout", float, "S", "longest pause within a request body, seconds (default 10)"),
     ("--body-timeout", float, "S", "a whole request body within S seconds (default 60)"),
     ("--max-connections", int, "N", "open connections served; more get 503 (default 256)"),
+    ("--admission-timeout", float, "S",
+     "longest wait for room in the body budget before 503 (default 60)"),
     ("--body-budget-mib", int, "MIB",
      "MiB of request bodies read, parsed and computed at once; bounds memory (default 24, at least 16)"),
 )
@@ -58,7 +60,8 @@ def cmd_serve(args: argparse.Namespace) -> int:
 
     given = {
         name: getattr(args, name) for name in
-        ("header_timeout", "keep_alive_timeout", "body_idle_timeout", "body_timeout", "max_connections")
+        ("header_timeout", "keep_alive_timeout", "body_idle_timeout", "body_timeout",
+         "max_connections", "admission_timeout")
         if getattr(args, name) is not None
     }
     if args.body_budget_mib is not None:

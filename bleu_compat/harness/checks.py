@@ -292,7 +292,9 @@ def _check_unsupported(tool_id: str, the_card: dict[str, Any], request: dict[str
         raise RuntimeError(f"{tool_id}: the card lists {len(lines)} unsupported operations, "
                            f"this oracle reads {len(keys)}")
     found = [name for group in keys for name in group if name in request]
-    if tool_id == "bleu-smoothing-compute" and request.get("smoothing") in _UNSUPPORTED_SMOOTHING:
+    method = request.get("smoothing")
+    if tool_id == "bleu-smoothing-compute" and isinstance(method, str) \
+            and method in _UNSUPPORTED_SMOOTHING:
         found.append("smoothing")
     metric = request.get("metric")
     if tool_id == "bleu-corpus-compute" and isinstance(metric, str) and metric.lower() != "bleu":
