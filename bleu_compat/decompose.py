@@ -154,7 +154,8 @@ def _bool(key: str, value: str) -> bool:
     raise ValueError(f"{key}={value}: give yes or no")
 
 
-def parse_config(spec: str, *, card_tokenize: str = "13a") -> Configuration:
+def parse_config(spec: str, *, card_tokenize: str = "13a",
+                 card_lowercase: bool = False) -> Configuration:
     """A configuration from its spec (:data:`CONFIG_SYNTAX`).
 
     Args:
@@ -169,7 +170,7 @@ def parse_config(spec: str, *, card_tokenize: str = "13a") -> Configuration:
         raise ValueError(f"unknown configuration {base!r}: {CONFIG_SYNTAX}")
     cfg = BUILTIN[base]
     if base == "card":
-        cfg = replace(cfg, tokenize=card_tokenize)
+        cfg = replace(cfg, tokenize=card_tokenize, lowercase=card_lowercase)
     changes: dict[str, Any] = {}
     for item in filter(None, (p.strip() for p in rest.split(","))):
         key, eq, value = item.partition("=")
@@ -599,7 +600,7 @@ def decompose(a: Configuration, b: Configuration, a_bleu: float, b_bleu: float,
 
 def compare(hypothesis: str, references: Sequence[str],
             configs: Sequence[str | Configuration] = DEFAULT_COMPARE, *,
-            card_tokenize: str = "13a",
+            card_tokenize: str = "13a", card_lowercase: bool = False,
             progress: Callable[[str], Any] | None = None) -> CompareResult:
     """Run each configuration's real library on the files and decompose every pair's gap.
 
@@ -608,7 +609,7 @@ def compare(hypothesis: str, references: Sequence[str],
             :mod:`bleu_compat.corpus_io`).
         references: one file per reference, line-aligned with ``hypothesis``.
         configs: built-in names, specs (:data:`CONFIG_SYNTAX`) or :class:`Configuration`s.
-        card_tokenize: the built-in ``card``'s tokenizer.
+        card_tokenize: the built-in ``card``'s tokenizer; card_lowercase: whether it lowercases.
         progress: called with a short description before each slow step.
 
     Returns:
@@ -628,7 +629,8 @@ def compare(hypothesis: str, references: Sequence[str],
     """
     from bleu_compat.corpus_io import read_lines
 
-    cfgs = [c if isinstance(c, Configuration) else parse_config(c, card_tokenize=card_tokenize)
+    cfgs = [c if isinstance(c, Configuration)
+            else parse_config(c, card_tokenize=card_tokenize, card_lowercase=card_lowercase)
             for c in configs]
     orders = {c.max_order for c in cfgs}
     if len(orders) != 1:
