@@ -251,17 +251,32 @@ def _fmt_points(d: float) -> str:
     return f"{d:+.6f}" if abs(d) >= 1e-6 else f"{d:+.1e}"
 
 
+#: ULP distances above this are not arithmetic noise: shown as "-" (the
+#: difference is in the statistics or the formula, a count of ULPs means nothing)
+_ULP_SHOWN = 1 << 20
+
+
+def _ulps_str(ulps: int | None) -> str:
+    if ulps is None:
+        return "-"
+    return str(ulps) if ulps <= _ULP_SHOWN else "-"
+
+
 def _difference_lines(lib: Any, card_score: float) -> list[str]:
+    """One line per UNEXPECTED field and one per catalog entry (with every field it explains)."""
     name = _LIB_NAMES.get(lib.library, lib.library)
     lines = []
+    by_entry: dict[str, list[str]] = {}
+    facts: dict[str, str] = {}
     for d in lib.differences:
         if d.field == "bleu" and lib.score is not None:  # both on the 0-100 scale
             lib_s, card_s = _fmt_pair(lib.score, card_score)
-            where = f"{lib_s} vs {card_s}"
+            where = f"BLEU {lib_s} vs {card_s}"
         else:
             lib_s, card_s = _fmt_pair(d.library_value, d.card_value)
             where = f"{d.field} {lib_s} vs {card_s}"
-        ulps = f", {d.ulps} ULP{'s' if d.ulps != 1 else ''}" if d.ulps is not None else ""
+        ulps = f", {d.ulps} ULP{'s' if d.ulps != 1 else ''}" if (
+            d.ulps is not None and d.ulps <= _ULP_SHOWN) else ""
         if d.unexpected:
             why = f"; {d.catalog_error}" if d.catalog_error else ""
             lines.append(
@@ -269,7 +284,10 @@ def _difference_lines(lib: Any, card_score: float) -> list[str]:
             )
             continue
         for e in d.explanations:
-            lines.append(f"{name}: {e.facts or e.title} ({e.id}): {where}{ulps}")
+            by_entry.setdefault(e.id, []).append(where + ulps)
+            facts[e.id] = e.facts or e.title
+    for entry_id, wheres in by_entry.items():
+        lines.append(f"{name}: {facts[entry_id]} ({entry_id}): {'; '.join(wheres)}")
     return lines
 
 
@@ -279,7 +297,8 @@ def _compare_text(comparisons: Sequence[Any], versions: dict[str, str], markdown
         "",
         ("## " if markdown else "")
         + f"Parity on the same tokens, libraries as users call them ({libs}); "
-        "card = bleu-compat; points on the 0-100 scale, ULPs on the card's 0-1 scale",
+        "card = bleu-compat; BLEU and points on the 0-100 scale, ULPs on the card's 0-1 scale "
+        "(shown only when the difference is one of arithmetic)",
     ]
     for c in comparisons:
         out.append("")
@@ -300,7 +319,7 @@ def _compare_text(comparisons: Sequence[Any], versions: dict[str, str], markdown
                 )
                 rows.append([
                     label, js_number_str(lib.score), _fmt_points(lib.score - c.card_score),
-                    str(ulps) if ulps is not None else "-", verdict,
+                    _ulps_str(ulps), verdict,
                 ])
                 if bleu_diff is None and lib.score != c.card_score:
                     notes.append(
@@ -766,7 +785,7 @@ def _configs_text(names: list[str], results: list[Any], versions: dict[str, str]
             b = next(r for r in res.runs if r.config.name == d.to)
             out.append("")
             head = (f"{d.frm} -> {d.to}: {_points(a.points)} -> {_points(b.points)}, "
-                    f"{_fmt_points(b.points - a.points)} points")
+                    f"{_fmt_points(float(100 * d.difference))} points")
             if d.unexpected:
                 out.append(f"UNEXPECTED {head}: {d.unexpected}")
                 continue
