@@ -214,11 +214,13 @@ def _rounded_row(name: str, result: BleuResult, decimals: int) -> list[str]:
     ]
 
 
-def _aligned(rows: list[list[str]]) -> str:
+def _aligned(rows: list[list[str]], left: Sequence[int] = (0,)) -> str:
+    """Columns padded to one width; those in ``left`` left-justified, the others right."""
     widths = [max(len(r[k]) for r in rows) for k in range(len(rows[0]))]
     lines = []
     for row in rows:
-        cells = [row[0].ljust(widths[0])] + [c.rjust(w) for c, w in zip(row[1:], widths[1:])]
+        cells = [c.ljust(w) if k in left else c.rjust(w)
+                 for k, (c, w) in enumerate(zip(row, widths))]
         lines.append("  ".join(cells).rstrip())
     return "\n".join(lines)
 
@@ -779,7 +781,7 @@ def _configs_text(names: list[str], results: list[Any], versions: dict[str, str]
             rows.append([run.config.name, _points(run.points), impl[run.config.implementation],
                          run.config.signature()])
         out.append(_markdown(rows) if markdown else
-                   "\n".join("  " + line for line in _aligned(rows).splitlines()))
+                   "\n".join("  " + line for line in _aligned(rows, (0, 2, 3)).splitlines()))
         for d in res.decompositions:
             a = next(r for r in res.runs if r.config.name == d.frm)
             b = next(r for r in res.runs if r.config.name == d.to)
@@ -805,7 +807,7 @@ def _configs_text(names: list[str], results: list[Any], versions: dict[str, str]
                 for note, lines in c.lines_other.items():
                     notes.append(f"{c.cause}: {note}: lines {first_lines(lines)}")
             out.append(_markdown(rows) if markdown else
-                       "\n".join("  " + line for line in _aligned(rows).splitlines()))
+                       "\n".join("  " + line for line in _aligned(rows, (0, 1, 2)).splitlines()))
             total = sum((c.contribution for c in d.causes), start=type(d.difference)(0))
             out.append(("- " if markdown else "  ")
                        + f"the steps add up to {_fmt_points(float(100 * total))} points exactly "
