@@ -274,7 +274,7 @@ class TestSacrebleuOptions:
         import bleu_compat
 
         expected = f"nrefs:1|case:mixed|eff:no|tok:13a|smooth:none|bleu-compat:{bleu_compat.__version__}"
-        for fmt in ("line", "table", "markdown", "csv", "json"):
+        for fmt in ("line", "table", "markdown", "csv", "json", "text"):
             code, out, _ = _run(capsys, REF, "-i", SYS, "-f", fmt)
             assert code == 0 and expected in out, fmt
 

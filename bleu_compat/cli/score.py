@@ -41,7 +41,7 @@ CONFIG_SYNTAX = (
 
 __all__ = ["register", "summary_line", "result_json", "cmd_score"]
 
-FORMATS = ("line", "table", "json", "markdown", "csv")
+FORMATS = ("line", "table", "json", "markdown", "csv", "text")
 _PROG = "bleu-compat score"
 _LIB_NAMES = {"sacrebleu": "sacreBLEU", "nltk": "NLTK"}
 
@@ -102,7 +102,8 @@ def register(subparsers: Any) -> None:
         "-f", "--format", choices=FORMATS, default=None,
         help=(
             "line: multi-bleu.perl's one-line summary (default for one system); table: "
-            "aligned text (default for several); json: full doubles; markdown; csv: full doubles"
+            "aligned text (default for several); text: sacreBLEU's name, the line for one "
+            "system and the table for several; json: full doubles; markdown; csv: full doubles"
         ),
     )
     p.add_argument(
@@ -589,6 +590,8 @@ def _score(args: argparse.Namespace, spool: list[str]) -> int:
                 return _fail(f"--compare: {exc} (put --compare after the files)")
     compare = configs is not None
     fmt = args.format or ("json" if args.json else "line" if len(system_paths) == 1 else "table")
+    if fmt == "text":
+        fmt = "line" if len(system_paths) == 1 else "table"
     # what to read for each file as given (the name users see stays the one given)
     try:
         sources = {
