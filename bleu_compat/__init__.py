@@ -29,6 +29,7 @@ if TYPE_CHECKING:  # the names, for type checkers; at run time they load on firs
         OracleUnavailableError,
         ToolError,
     )
+    from .decompose import CompareResult, Configuration, compare
     from .jsonio import dumps_js, loads_strict
     from .ngrams import ngram_counts
     from .rounding import js_number_str, to_fixed, to_fixed_str
@@ -52,6 +53,7 @@ _EXPORTS = {
     **dict.fromkeys(
         ["BleuCompatError", "ConfigError", "InvalidInputError", "OracleError",
          "OracleUnavailableError", "ToolError"], "errors"),
+    **dict.fromkeys(["compare", "CompareResult", "Configuration"], "decompose"),
     **dict.fromkeys(["dumps_js", "loads_strict"], "jsonio"),
     "ngram_counts": "ngrams",
     **dict.fromkeys(["js_number_str", "to_fixed", "to_fixed_str"], "rounding"),
@@ -82,6 +84,8 @@ __all__ = [
     "BleuCompatError",
     "BleuResult",
     "BrevityPenaltyResult",
+    "CompareResult",
+    "Configuration",
     "ConfigError",
     "InvalidInputError",
     "OracleError",
@@ -97,6 +101,7 @@ __all__ = [
     "card",
     "cards",
     "closest_ref_len",
+    "compare",
     "corpus_bleu",
     "corpus_brevity_penalty",
     "corpus_stats",

@@ -168,8 +168,9 @@ class TestScore:
         ref = _write(tmp_path / "ref", b"a b c d e\n")
         assert main(["score", hyp, ref]) == 0
         bp = math.exp(1 - 5 / 4)
-        assert capsys.readouterr().out == (
-            f"BLEU = {100 * bp:.2f}, 100.0/100.0/100.0/100.0 (BP={bp:.3f}, ratio=0.800, hyp_len=4, ref_len=5)\n"
+        # the summary line, then the signature line (SPEC.md section 8)
+        assert capsys.readouterr().out.splitlines()[0] == (
+            f"BLEU = {100 * bp:.2f}, 100.0/100.0/100.0/100.0 (BP={bp:.3f}, ratio=0.800, hyp_len=4, ref_len=5)"
         )
 
     def test_empty_lines_are_segments(self, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

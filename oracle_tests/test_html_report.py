@@ -163,7 +163,10 @@ def test_compare_html_renders_in_chromium(tmp_path: Path) -> None:
     page = out.read_text(encoding="utf-8")
     _self_contained(page)
     dom, boxes, image = _render(page, tmp_path)
-    assert [b["id"] for b in boxes] == ["chart-scores-0"]
+    # the score chart, and one waterfall per pair of the default configurations
+    # (sacrebleu -> nltk, sacrebleu -> card, nltk -> card)
+    assert [b["id"] for b in boxes] == ["chart-scores-0", "chart-waterfall-0-0",
+                                        "chart-waterfall-0-1", "chart-waterfall-0-2"]
     drawn, colours = _region_stats(image, boxes[0])
     assert drawn > 0.03 and len(colours) > 8
     assert "sacreBLEU" in dom and "NLTK" in dom and "NLTK-DENOMINATOR-FLOOR" in dom

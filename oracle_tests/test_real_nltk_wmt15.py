@@ -49,11 +49,17 @@ def corpus() -> tuple[list[list[str]], list[list[str]]]:
     return hyps, refs
 
 
+#: SPEC.md section 8's signature for one reference, pre-tokenized text, no smoothing
+SIGNATURE = ("signature: nrefs:1|case:mixed|eff:no|tok:none|smooth:none|bleu-compat:"
+             + __import__("bleu_compat").__version__)
+
+
 def test_published_line_via_main(capsys: pytest.CaptureFixture[str]) -> None:
     """``bleu-compat score`` prints exactly the published multi-bleu.perl line."""
     assert main(["score", str(HYP), str(REF)]) == 0
     captured = capsys.readouterr()
-    assert captured.out == PUBLISHED + "\n"
+    # the published line, then the signature (SPEC.md section 8): pre-tokenized, split
+    assert captured.out.splitlines() == [PUBLISHED, SIGNATURE]
 
 
 def test_published_line_via_subprocess() -> None:
@@ -61,7 +67,7 @@ def test_published_line_via_subprocess() -> None:
     proc = subprocess.run([sys.executable, "-m", "bleu_compat", "score", str(HYP), str(REF)],
                           capture_output=True, text=True, timeout=60)
     assert proc.returncode == 0, proc.stderr
-    assert proc.stdout == PUBLISHED + "\n"
+    assert proc.stdout.splitlines() == [PUBLISHED, SIGNATURE]
 
 
 def test_exact_counts(corpus) -> None:

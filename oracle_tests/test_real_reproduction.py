@@ -1,4 +1,7 @@
-"""Every row of ``shared/real/reproduction.tsv`` reproduced with ``bleu-compat score --tokenize``.
+"""Every row of ``shared/real/reproduction.tsv`` reproduced with ``bleu-compat score``.
+
+The 13a rows run with no tokenizer flag (13a is the default of the
+``REF -i SYS`` form, SPEC.md §8); the ``zh`` rows with ``--tokenize zh``.
 
 The published numbers (column ``published``) were written outside this
 project: WMT17 en-de by Moses' mteval-v13a.pl (the MTEVAL table of
@@ -6,7 +9,7 @@ sacreBLEU's test.sh, 2 decimals), WMT21/WMT22 by the shared-task organisers
 with sacreBLEU (``scores/automatic-scores.tsv`` of wmt-conference/wmt21- and
 wmt22-news-systems, full doubles; 13a, or ``zh`` for Chinese targets). See
 ``shared/real/SOURCES.md``. Every score runs through
-``bleu_compat.cli.main(["score", REF..., "-i", SYS..., "--tokenize", T,
+``bleu_compat.cli.main(["score", REF..., "-i", SYS..., ["--tokenize", T,]
 "--format", "json"])``, so the reading rules and the tokenizer wrapper are
 part of what is checked.
 
@@ -47,6 +50,7 @@ from typing import Any
 
 import pytest
 
+import bleu_compat
 from bleu_compat.cli import main
 from bleu_compat.corpus_io import read_lines
 from bleu_compat.rounding import to_fixed_str
@@ -82,10 +86,15 @@ def scored(shared_dir: Path) -> dict[tuple[str, str], dict[str, Any]]:
     for (refs, tokenize), systems in groups.items():
         stdout = io.StringIO()
         with contextlib.redirect_stdout(stdout), contextlib.redirect_stderr(io.StringIO()):
-            code = main(["score", *refs, "-i", *systems, "--tokenize", tokenize, "--format", "json"])
+            # SPEC.md section 8: the REF -i SYS form tokenizes with 13a unless told otherwise,
+            # so the 13a rows are scored with no tokenizer flag at all
+            flag = [] if tokenize == "13a" else ["--tokenize", tokenize]
+            code = main(["score", *refs, "-i", *systems, *flag, "--format", "json"])
         assert code == 0
         doc = json.loads(stdout.getvalue())
         assert doc["tokenize"] == tokenize and doc["references"] == list(refs)
+        assert doc["signature"] == (f"nrefs:{len(refs)}|case:mixed|eff:no|tok:{tokenize}"
+                                    f"|smooth:none|bleu-compat:{bleu_compat.__version__}")
         for row in doc["systems"]:
             out[(row["system"], "+".join(refs))] = row
     return out
@@ -111,7 +120,7 @@ def test_published_score(shared_dir: Path, scored: dict[tuple[str, str], dict[st
     row = _rows(shared_dir)[index]
     refs, system = _paths(shared_dir, row)
     ours = scored[(system, "+".join(refs))]
-    score = ours["score"]  # 0-100
+    score = ours["BLEU"]  # 0-100
     published = float(row["published"])
     if row["testset"] == "wmt17":
         # mteval-v13a.pl prints 2 decimals; "20.8" is 20.80
@@ -132,7 +141,7 @@ def test_observed_ulp_distances(shared_dir: Path, scored: dict[tuple[str, str], 
         if row["testset"] == "wmt17":
             continue
         refs, system = _paths(shared_dir, row)
-        distances.append(ulp_distance(scored[(system, "+".join(refs))]["score"], float(row["published"])))
+        distances.append(ulp_distance(scored[(system, "+".join(refs))]["BLEU"], float(row["published"])))
     assert max(distances) == OBSERVED_MAX_ULPS
     assert sorted(distances).count(0) == 10
 
@@ -222,10 +231,10 @@ def test_compare_wmt21_en_de_multi_reference(shared_dir: Path, capsys: pytest.Ca
            and r["pair"] == "en-de" and r["refs"] == "A+C+D"}
     for row in doc["systems"]:
         published = tsv[Path(row["system"]).name[4:-4]]
-        assert abs(row["score"] - float(published["published"])) <= 1e-12 * float(published["published"])
+        assert abs(row["BLEU"] - float(published["published"])) <= 1e-12 * float(published["published"])
         libs = {lib["library"]: lib for lib in row["compare"]["libraries"]}
-        assert libs["sacrebleu"]["score"] == float(published["published"])
-        assert libs["nltk"]["score"] == float(published["nltk_3.10.4_on_tokens"])
+        assert libs["sacrebleu"]["BLEU"] == float(published["published"])
+        assert libs["nltk"]["BLEU"] == float(published["nltk_3.10.4_on_tokens"])
         assert row["compare"]["unexpected"] is False
         for lib in libs.values():
             for d in lib["differences"]:
@@ -245,4 +254,5 @@ def test_compare_wmt17_uedin_line(shared_dir: Path, capsys: pytest.CaptureFixtur
     out = capsys.readouterr().out
     assert code == 0
     assert ("NLTK: 5 hypotheses shorter than 4 tokens add 5 to the 4-gram total "
-            "(NLTK-DENOMINATOR-FLOOR): 28.300568 vs 28.301225") in out
+            "(NLTK-DENOMINATOR-FLOOR): BLEU 28.300568 vs 28.301225; "
+            "totals [62873, 59869, 56865, 53866] vs [62873, 59869, 56865, 53861]") in out

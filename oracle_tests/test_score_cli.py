@@ -30,6 +30,14 @@ PUBLISHED_LINE = (
 )
 
 
+def sig(tok: str, nrefs: int = 1) -> str:
+    """SPEC.md section 8's signature line, written out from the spec's example."""
+    import bleu_compat
+
+    return (f"signature: nrefs:{nrefs}|case:mixed|eff:no|tok:{tok}|smooth:none"
+            f"|bleu-compat:{bleu_compat.__version__}")
+
+
 def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
     code = main(["score", *argv])
     out, err = capsys.readouterr()
@@ -53,16 +61,30 @@ class TestConventions:
     def test_single_system_default_is_the_multi_bleu_line(self, capsys):
         """`score HYP REF` prints exactly the line multi-bleu.perl published."""
         code, out, _ = run(capsys, HYP_TOK, REF_TOK)
-        assert (code, out) == (0, PUBLISHED_LINE + "\n")
+        assert (code, out) == (0, PUBLISHED_LINE + "\n" + sig("none") + "\n")
 
     def test_dash_i_single_system_also_prints_the_line(self, capsys):
-        """`score REF -i SYS` with one system prints the same line."""
-        code, out, _ = run(capsys, REF_TOK, "-i", HYP_TOK)
-        assert (code, out) == (0, PUBLISHED_LINE + "\n")
+        """`score REF -i SYS -tok none` with one system prints the same line."""
+        code, out, _ = run(capsys, REF_TOK, "-i", HYP_TOK, "-tok", "none")
+        assert (code, out) == (0, PUBLISHED_LINE + "\n" + sig("none") + "\n")
+
+    def test_dash_i_form_tokenizes_with_13a_by_default(self, capsys):
+        """`score REF -i SYS` is sacreBLEU's form: 13a unless told otherwise (SPEC.md section 8).
+
+        On the raw reference that is mteval-v13a's published 1998/1862 (mteval-13a.output),
+        the same as `--tokenize 13a` in the other form.
+        """
+        code, out, _ = run(capsys, REF_RAW, "-i", HYP_TOK)
+        assert code == 0
+        line, signature = out.splitlines()
+        assert line.startswith("BLEU = 23.18, ") and "hyp_len=1998, ref_len=1862" in line
+        assert signature == sig("13a")
+        code, out, _ = run(capsys, REF_RAW, "-i", HYP_TOK, "--tokenize", "none")
+        assert out.splitlines()[1] == sig("none") and "hyp_len=1989" in out
 
     def test_several_systems_print_a_table(self, capsys):
         """Several systems give one table row each, in the order given."""
-        code, out, _ = run(capsys, REF_TOK, "-i", HYP_TOK, REF_TOK)
+        code, out, _ = run(capsys, REF_TOK, "-i", HYP_TOK, REF_TOK, "-tok", "none")
         lines = out.splitlines()
         assert code == 0
         assert lines[0].split() == [
@@ -75,6 +97,7 @@ class TestConventions:
         assert lines[2].split() == [
             REF_TOK, "100.00", "100.0", "100.0", "100.0", "100.0", "1.000", "1.000", "1852", "1852",
         ]
+        assert lines[3] == sig("none") and len(lines) == 4
 
     def test_legacy_json_is_the_card_output_object(self, capsys):
         """`score HYP REF --json` still writes the card's output object (0-1 scale)."""
@@ -97,32 +120,36 @@ class TestConventions:
 class TestFormats:
     def test_json_has_full_doubles_matching_an_independent_calculation(self, capsys):
         """--format json: each system's score is 100 * bleu, bleu matches mpmath within 2 ULPs."""
-        code, out, _ = run(capsys, REF_TOK, "-i", HYP_TOK, "--format", "json")
+        code, out, _ = run(capsys, REF_TOK, "-i", HYP_TOK, "-tok", "none", "--format", "json")
         doc = json.loads(out)
         (row,) = doc["systems"]
+        assert "signature: " + doc["signature"] == sig("none")
         assert code == 0 and row["system"] == HYP_TOK
         assert doc["references"] == [REF_TOK] and doc["segments"] == 100
         expected = mp_bleu(row["matches"], row["totals"], 1989, 1852)
         assert ulp_distance(row["bleu"], expected) <= 2
-        assert row["score"] == 100 * row["bleu"]
+        assert row["BLEU"] == 100 * row["bleu"]
         # the published rounded precisions 53.8/29.6/17.6/10.3
         assert [f"{p:.1f}" for p in row["precisions"]] == ["53.8", "29.6", "17.6", "10.3"]
         assert row["ratio"] == 1989 / 1852
 
     def test_csv_has_full_doubles(self, capsys):
         """--format csv: a header and one row per system, numbers as full doubles."""
-        _, out_json, _ = run(capsys, REF_TOK, "-i", HYP_TOK, "--format", "json")
-        code, out, _ = run(capsys, REF_TOK, "-i", HYP_TOK, REF_TOK, "--format", "csv")
+        _, out_json, _ = run(capsys, REF_TOK, "-i", HYP_TOK, "-tok", "none", "--format", "json")
+        code, out, _ = run(capsys, REF_TOK, "-i", HYP_TOK, REF_TOK, "-tok", "none", "-f", "csv")
         rows = list(csv.reader(io.StringIO(out)))
         assert code == 0
-        assert rows[0] == ["system", "bleu", "p1", "p2", "p3", "p4", "bp", "ratio", "hyp_len", "ref_len"]
+        # BLEU on the 0-100 scale, labelled as such (SPEC.md section 8), and the signature
+        assert rows[0] == ["system", "BLEU", "p1", "p2", "p3", "p4", "bp", "ratio", "hyp_len",
+                           "ref_len", "signature"]
+        assert rows[1][-1] == rows[2][-1] == sig("none")[len("signature: "):]
         assert len(rows) == 3
-        assert float(rows[1][1]) == json.loads(out_json)["systems"][0]["score"]
+        assert float(rows[1][1]) == json.loads(out_json)["systems"][0]["BLEU"]
         assert rows[2][1] == "100"
 
     def test_markdown_table(self, capsys):
         """--format markdown: a pipe table with right-aligned number columns."""
-        code, out, _ = run(capsys, REF_TOK, "-i", HYP_TOK, "--format", "markdown")
+        code, out, _ = run(capsys, REF_TOK, "-i", HYP_TOK, "-tok", "none", "--format", "markdown")
         lines = out.splitlines()
         assert code == 0
         assert lines[0] == "| System | BLEU | P1 | P2 | P3 | P4 | BP | ratio | hyp_len | ref_len |"
@@ -165,7 +192,7 @@ class TestSegments:
     def test_segments_sum_to_the_corpus_statistics(self, capsys, tmp_path):
         """--segments writes one object per segment; their sums are the corpus statistics."""
         out_path = tmp_path / "segs.jsonl"
-        code, out, _ = run(capsys, REF_TOK, "-i", HYP_TOK, "--format", "json",
+        code, out, _ = run(capsys, REF_TOK, "-i", HYP_TOK, "-tok", "none", "--format", "json",
                            "--segments", str(out_path))
         row = json.loads(out)["systems"][0]
         objs = [json.loads(line) for line in out_path.read_text("utf-8").splitlines()]
@@ -295,8 +322,11 @@ class TestCompare:
         """An explained difference prints '<library>: <facts> (<id>): <library value> vs <card value>'."""
         code, out, _ = _compare(capsys, tmp_path)
         assert code == 0
+        # one line per entry, naming every field it explains (not one line per field)
         assert ("NLTK: 1 hypothesis shorter than 4 tokens adds 1 to the 4-gram total "
-                "(NLTK-DENOMINATOR-FLOOR): totals [10, 8, 6, 5] vs [10, 8, 6, 4]") in out
+                "(NLTK-DENOMINATOR-FLOOR): BLEU 94.574161 vs 100.000000; "
+                "totals [10, 8, 6, 5] vs [10, 8, 6, 4]") in out
+        assert out.count("adds 1 to the 4-gram total") == 1
         assert "UNEXPECTED" not in out
 
     def test_compare_json_carries_every_library(self, capsys, tmp_path, monkeypatch):

@@ -72,9 +72,18 @@ def test_score_on_a_small_corpus_imports_nothing_heavy(corpus: Path) -> None:
     """``score HYP REF`` on one line: no numpy (the standard-library kernel), no oracle, no harness."""
     status, heavy = imported_after(["score", "hyp.txt", "ref.txt"], corpus)
     assert (status, heavy) == (0, set())
-    status, heavy = imported_after(["score", "ref.txt", "-i", "hyp.txt", "--segments", "s.jsonl"],
-                                   corpus)
+    status, heavy = imported_after(["score", "ref.txt", "-i", "hyp.txt", "-tok", "none",
+                                    "--segments", "s.jsonl"], corpus)
     assert (status, heavy) == (0, set())
+
+
+def test_score_dash_i_default_13a_imports_only_sacrebleus_tokenizer(corpus: Path) -> None:
+    """``score REF -i SYS`` tokenizes with 13a by default (SPEC.md section 8): sacreBLEU for
+    its tokenizer, and still neither NLTK nor the harness."""
+    status, heavy = imported_after(["score", "ref.txt", "-i", "hyp.txt"], corpus)
+    assert status == 0 and "sacrebleu" in heavy
+    assert not {m for m in heavy if m.split(".")[0] in ("nltk", "hypothesis", "jsonschema")}
+    assert not {m for m in heavy if m.startswith("bleu_compat.harness")}
 
 
 def test_score_on_a_large_corpus_imports_only_numpy(tmp_path: Path) -> None:

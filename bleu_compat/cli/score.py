@@ -32,9 +32,16 @@ from bleu_compat.rounding import js_number_str, to_fixed_str
 from bleu_compat.stream import corpus_stats_files
 from bleu_compat.tokenizers import TOKENIZERS, get_tokenizer, tokenize_lines
 
+CONFIG_SYNTAX = (
+    "CONFIG is a built-in name (sacrebleu, nltk, nltk-method1, nltk-method2, nltk-method3, "
+    "multi-bleu, card) or BASE:key=value,... with keys tok=none|13a|intl|zh|char|split, "
+    "lc=yes|no, smooth=<the library's method name>, value=<float>, eff=yes|no, order=N; "
+    "e.g. 'nltk:tok=13a,smooth=method1'"
+)
+
 __all__ = ["register", "summary_line", "result_json", "cmd_score"]
 
-FORMATS = ("line", "table", "json", "markdown", "csv")
+FORMATS = ("line", "table", "json", "markdown", "csv", "text")
 _PROG = "bleu-compat score"
 _LIB_NAMES = {"sacrebleu": "sacreBLEU", "nltk": "NLTK"}
 
@@ -65,21 +72,38 @@ def register(subparsers: Any) -> None:
         help="system output file(s); then every FILE is a reference",
     )
     p.add_argument(
-        "--tokenize", choices=TOKENIZERS, default="none",
+        "-tok", "--tokenize", choices=TOKENIZERS, default=None,
         help=(
-            "none (default): tokens are whitespace-separated (Python str.split: Unicode "
-            "whitespace, NBSP included; U+200B and U+FEFF are not whitespace). 13a, intl, "
-            "zh, char: tokenize raw text with sacreBLEU's own tokenizers first (needs "
-            "sacreBLEU). A convenience of the command line, outside the tools' contract: "
-            "the cards take tokens."
+            "13a (default in the `REF ... -i SYS ...` form, as sacreBLEU), intl, zh, char: "
+            "tokenize raw text with sacreBLEU's own tokenizers first (needs sacreBLEU). "
+            "none (default in the `HYP REF` form, multi-bleu.perl's pre-tokenized text): tokens "
+            "are whitespace-separated (Python str.split: Unicode whitespace, NBSP included; "
+            "U+200B and U+FEFF are not whitespace). A convenience of the command line, "
+            "outside the tools' contract: the cards take tokens."
         ),
     )
+    p.add_argument("-lc", "--lowercase", action="store_true",
+                   help="lowercase hypotheses and references before tokenizing (sacreBLEU's -lc)")
+    p.add_argument(
+        "-s", "--smooth-method", choices=("none", "floor", "add-k", "exp"), default="none",
+        help="smoothing of the card's score, in sacreBLEU's names: none (default: the "
+        "card's unsmoothed corpus BLEU), floor (= method1, epsilon --smooth-value, default "
+        "0.1), add-k (= method2, k = 1 only), exp (= method3); --compare's sacrebleu "
+        "configuration uses sacreBLEU's own default exp",
+    )
+    p.add_argument("--smooth-value", type=float, default=None, metavar="V",
+                   help="floor's epsilon (default 0.1); add-k's k (only 1 has a card equivalent)")
+    p.add_argument("-t", "--test-set", metavar="NAME", default=None,
+                   help="not supported: bleu-compat downloads nothing; the message says which files to pass")
+    p.add_argument("-b", "--score-only", action="store_true",
+                   help="print only BLEU (0-100 scale) per system, one per line")
     p.add_argument("--max-order", type=int, default=4, metavar="N", help="largest n-gram order (default 4)")
     p.add_argument(
-        "--format", choices=FORMATS, default=None,
+        "-f", "--format", choices=FORMATS, default=None,
         help=(
             "line: multi-bleu.perl's one-line summary (default for one system); table: "
-            "aligned text (default for several); json: full doubles; markdown; csv: full doubles"
+            "aligned text (default for several); text: sacreBLEU's name, the line for one "
+            "system and the table for several; json: full doubles; markdown; csv: full doubles"
         ),
     )
     p.add_argument(
@@ -88,19 +112,27 @@ def register(subparsers: Any) -> None:
         "otherwise the same as --format json",
     )
     p.add_argument(
-        "--decimals", type=int, default=2, metavar="D",
+        "-w", "--width", "--decimals", dest="decimals", type=int, default=2, metavar="D",
         help="decimals of BLEU (0-100 scale) in line/table/markdown output (default 2; "
         "rounded like JavaScript toFixed)",
     )
     p.add_argument(
-        "--compare", action="store_true",
+        "--compare", nargs="*", metavar="CONFIG", default=None,
         help=(
-            "for each system, sacreBLEU's and NLTK's BLEU on the same tokens, as users call "
-            "them (sacrebleu.corpus_bleu with tokenize='none'; nltk corpus_bleu), the "
-            "difference in points and in ULPs (0-1 scale), and the divergence-catalog "
-            "entries that explain each difference; an unexplained one is UNEXPECTED (exit 1)"
+            "run the real libraries as their users run them, in each configuration named "
+            "(default: sacrebleu nltk card; sacrebleu = its CLI defaults 13a, exp, mixed "
+            "case; nltk = corpus_bleu on str.split() tokens, no smoothing; card = "
+            "bleu-compat with this command's tokenization), and decompose the gap between "
+            "every pair into named causes (tokenization, case, smoothing, effective order, "
+            "NLTK-DENOMINATOR-FLOOR, arithmetic) evaluated with the dialect models, each "
+            "step's score printed, exact Shapley values, and the input lines behind each "
+            "cause; then sacreBLEU and NLTK on the card's tokens (tokenize='none', no "
+            "smoothing) with the catalog entries explaining every difference. A number no "
+            "model reproduces is UNEXPECTED (exit 1). " + CONFIG_SYNTAX
         ),
     )
+    p.add_argument("--config", action="append", metavar="CONFIG", default=None,
+                   help="one more configuration for --compare (implies --compare); syntax as --compare's")
     p.add_argument(
         "--html", metavar="FILE",
         help="with --compare: also write the comparison as one self-contained HTML page "
@@ -158,7 +190,7 @@ def _ratio(result: BleuResult) -> float | None:
 
 
 def _system_json(name: str, result: BleuResult) -> dict[str, Any]:
-    row: dict[str, Any] = {"system": name, "score": 100 * result.bleu}
+    row: dict[str, Any] = {"system": name, "BLEU": 100 * result.bleu}
     row.update(result_json(result))
     row["precisions"] = [100 * p for p in result.precisions]
     row["ratio"] = _ratio(result)
@@ -183,11 +215,13 @@ def _rounded_row(name: str, result: BleuResult, decimals: int) -> list[str]:
     ]
 
 
-def _aligned(rows: list[list[str]]) -> str:
+def _aligned(rows: list[list[str]], left: Sequence[int] = (0,)) -> str:
+    """Columns padded to one width; those in ``left`` left-justified, the others right."""
     widths = [max(len(r[k]) for r in rows) for k in range(len(rows[0]))]
     lines = []
     for row in rows:
-        cells = [row[0].ljust(widths[0])] + [c.rjust(w) for c, w in zip(row[1:], widths[1:])]
+        cells = [c.ljust(w) if k in left else c.rjust(w)
+                 for k, (c, w) in enumerate(zip(row, widths))]
         lines.append("  ".join(cells).rstrip())
     return "\n".join(lines)
 
@@ -220,17 +254,32 @@ def _fmt_points(d: float) -> str:
     return f"{d:+.6f}" if abs(d) >= 1e-6 else f"{d:+.1e}"
 
 
+#: ULP distances above this are not arithmetic noise: shown as "-" (the
+#: difference is in the statistics or the formula, a count of ULPs means nothing)
+_ULP_SHOWN = 1 << 20
+
+
+def _ulps_str(ulps: int | None) -> str:
+    if ulps is None:
+        return "-"
+    return str(ulps) if ulps <= _ULP_SHOWN else "-"
+
+
 def _difference_lines(lib: Any, card_score: float) -> list[str]:
+    """One line per UNEXPECTED field and one per catalog entry (with every field it explains)."""
     name = _LIB_NAMES.get(lib.library, lib.library)
     lines = []
+    by_entry: dict[str, list[str]] = {}
+    facts: dict[str, str] = {}
     for d in lib.differences:
         if d.field == "bleu" and lib.score is not None:  # both on the 0-100 scale
             lib_s, card_s = _fmt_pair(lib.score, card_score)
-            where = f"{lib_s} vs {card_s}"
+            where = f"BLEU {lib_s} vs {card_s}"
         else:
             lib_s, card_s = _fmt_pair(d.library_value, d.card_value)
             where = f"{d.field} {lib_s} vs {card_s}"
-        ulps = f", {d.ulps} ULP{'s' if d.ulps != 1 else ''}" if d.ulps is not None else ""
+        ulps = f", {d.ulps} ULP{'s' if d.ulps != 1 else ''}" if (
+            d.ulps is not None and d.ulps <= _ULP_SHOWN) else ""
         if d.unexpected:
             why = f"; {d.catalog_error}" if d.catalog_error else ""
             lines.append(
@@ -238,7 +287,10 @@ def _difference_lines(lib: Any, card_score: float) -> list[str]:
             )
             continue
         for e in d.explanations:
-            lines.append(f"{name}: {e.facts or e.title} ({e.id}): {where}{ulps}")
+            by_entry.setdefault(e.id, []).append(where + ulps)
+            facts[e.id] = e.facts or e.title
+    for entry_id, wheres in by_entry.items():
+        lines.append(f"{name}: {facts[entry_id]} ({entry_id}): {'; '.join(wheres)}")
     return lines
 
 
@@ -248,7 +300,8 @@ def _compare_text(comparisons: Sequence[Any], versions: dict[str, str], markdown
         "",
         ("## " if markdown else "")
         + f"Parity on the same tokens, libraries as users call them ({libs}); "
-        "card = bleu-compat; points on the 0-100 scale, ULPs on the card's 0-1 scale",
+        "card = bleu-compat; BLEU and points on the 0-100 scale, ULPs on the card's 0-1 scale "
+        "(shown only when the difference is one of arithmetic)",
     ]
     for c in comparisons:
         out.append("")
@@ -269,7 +322,7 @@ def _compare_text(comparisons: Sequence[Any], versions: dict[str, str], markdown
                 )
                 rows.append([
                     label, js_number_str(lib.score), _fmt_points(lib.score - c.card_score),
-                    str(ulps) if ulps is not None else "-", verdict,
+                    _ulps_str(ulps), verdict,
                 ])
                 if bleu_diff is None and lib.score != c.card_score:
                     notes.append(
@@ -287,16 +340,57 @@ def _compare_text(comparisons: Sequence[Any], versions: dict[str, str], markdown
     return "\n".join(out)
 
 
-def _compare_json(c: Any) -> dict[str, Any]:
+def _decomposition_json(res: Any) -> list[dict[str, Any]]:
+    """Each pair's decomposition in points (0-100), the shape html.compare_to_html draws."""
+    points = {run.config.name: run.points for run in res.runs}
+    out = []
+    for d in res.decompositions:
+        out.append({
+            "from": d.frm, "to": d.to,
+            "start": points[d.frm], "end": points[d.to],
+            "start_bleu": d.start, "end_bleu": d.end,
+            "unexpected": d.unexpected,
+            "causes": [
+                {
+                    "cause": c.cause, "change": c.change,
+                    "bleu_before": c.start, "bleu_after": c.end,
+                    "contribution": float(100 * c.contribution),
+                    "shapley": float(100 * c.shapley),
+                    "lines": list(c.lines), "lines_note": c.lines_note,
+                    "lines_other": {k: list(v) for k, v in c.lines_other.items()},
+                }
+                for c in d.causes
+            ],
+        })
+    return out
+
+
+def _configurations_json(res: Any) -> list[dict[str, Any]]:
+    return [
+        {"name": run.config.name, "implementation": run.config.implementation,
+         "tokenize": run.config.tokenize, "lowercase": run.config.lowercase,
+         "smoothing": run.config.smoothing, "smooth_value": run.config.smooth_value,
+         "effective_order": run.config.effective_order, "max_order": run.config.max_order,
+         "settings": run.config.signature(), "BLEU": run.points, "bleu": run.bleu}
+        for run in res.runs
+    ]
+
+
+def _compare_json(c: Any, res: Any = None) -> dict[str, Any]:
+    extra: dict[str, Any] = {}
+    if res is not None:
+        extra = {"configurations": _configurations_json(res),
+                 "decomposition": _decomposition_json(res)}
     return {
+        **extra,
         "card": c.card,
-        "unexpected": c.unexpected,
+        "unexpected": c.unexpected or bool(res is not None and res.unexpected),
         "libraries": [
             {
                 "library": lib.library,
                 "version": lib.version,
                 "mode": "as_called",
-                "score": lib.score,
+                "BLEU": lib.score,
                 "output": lib.output,
                 "error": lib.error,
                 "not_representable": lib.not_representable,
@@ -379,20 +473,63 @@ def _size(path: str) -> int:
         return 0
 
 
+_COMPRESSED = {".gz": "gzip", ".xz": "lzma", ".bz2": "bz2"}
+
+
+class _InputError(Exception):
+    """A file given on the command line cannot be used (the message names it)."""
+
+
+def _spool_dir(spool: list[str]) -> str:
+    import tempfile
+
+    if not spool:
+        spool.append(tempfile.mkdtemp(prefix="bleu-compat-"))
+    return spool[0]
+
+
 def _readable_twice(path: str, spool: list[str], index: int) -> str:
-    """``path`` itself if it is a regular file (or cannot be opened), else a copy of its bytes."""
+    """A regular file to read (twice) for ``path`` as given.
+
+    ``path`` itself if it is a regular uncompressed file (or cannot be opened:
+    scan_file reports it, naming the file); ``-`` is standard input; a pipe or
+    process substitution is copied; ``.gz``/``.xz``/``.bz2`` files are
+    decompressed into a private directory (sacreBLEU reads them transparently).
+
+    Raises:
+        _InputError: a compressed file is corrupt or truncated (named in the message).
+    """
+    import importlib
     import os
+    import shutil
     import stat
 
+    suffix = os.path.splitext(path)[1].lower()
     try:
+        if path == "-":
+            copy = os.path.join(_spool_dir(spool), f"{index}.txt")
+            with open(copy, "wb") as target:
+                shutil.copyfileobj(sys.stdin.buffer, target)
+            return copy
+        if suffix in _COMPRESSED:
+            module = importlib.import_module(_COMPRESSED[suffix])
+            copy = os.path.join(_spool_dir(spool), f"{index}.txt")
+            try:
+                with module.open(path, "rb") as source, open(copy, "wb") as target:
+                    shutil.copyfileobj(source, target)
+            except FileNotFoundError:
+                return path
+            except (OSError, EOFError, ValueError) as exc:
+                if isinstance(exc, OSError) and exc.filename == copy:
+                    raise
+                raise _InputError(
+                    f"{path}: cannot decompress ({suffix[1:]}): the file is corrupt or "
+                    f"truncated ({type(exc).__name__}: {exc})"
+                ) from None
+            return copy
         if stat.S_ISREG(os.stat(path).st_mode):
             return path
-        import shutil
-        import tempfile
-
-        if not spool:
-            spool.append(tempfile.mkdtemp(prefix="bleu-compat-"))
-        copy = os.path.join(spool[0], f"{index}.txt")
+        copy = os.path.join(_spool_dir(spool), f"{index}.txt")
         with open(path, "rb") as source, open(copy, "wb") as target:
             shutil.copyfileobj(source, target)
     except OSError:
@@ -400,11 +537,72 @@ def _readable_twice(path: str, spool: list[str], index: int) -> str:
     return copy
 
 
+def _lowered(source: str, spool: list[str], index: int) -> str:
+    """A lowercased copy (``str.lower`` of each line, as sacreBLEU's ``-lc``) of a checked file."""
+    import os
+
+    copy = os.path.join(_spool_dir(spool), f"{index}.lc.txt")
+    lines = read_lines(source).lines
+    with open(copy, "w", encoding="utf-8", newline="\n") as handle:
+        handle.write("".join(line.lower() + "\n" for line in lines))
+    return copy
+
+
+_SMOOTH_CARD = {"none": "none", "floor": "method1", "add-k": "method2", "exp": "method3"}
+
+
+def signature(n_refs: int, *, lowercase: bool, tokenize: str, smooth: str,
+              smooth_value: float | None = None) -> str:
+    """sacreBLEU's signature style (SPEC.md §8), ``...|bleu-compat:VERSION`` last.
+
+    E.g. ``nrefs:4|case:mixed|eff:no|tok:13a|smooth:none|bleu-compat:0.1.0``.
+    """
+    from bleu_compat import __version__
+
+    if smooth_value is not None and smooth in ("floor", "add-k"):
+        smooth = f"{smooth}[{smooth_value:g}]"
+    return (f"nrefs:{n_refs}|case:{'lc' if lowercase else 'mixed'}|eff:no|tok:{tokenize}"
+            f"|smooth:{smooth}|bleu-compat:{__version__}")
+
+
+def _progress() -> Any:
+    """A rich spinner on stderr when stderr is a terminal; otherwise a no-op context."""
+    import contextlib
+
+    if not sys.stderr.isatty():
+        return contextlib.nullcontext(lambda message: None)
+    from rich.console import Console
+
+    console = Console(stderr=True)
+
+    @contextlib.contextmanager
+    def spinner() -> Any:
+        with console.status("scoring ...") as status:
+            yield lambda message: status.update(message)
+
+    return spinner()
+
+
 def _score(args: argparse.Namespace, spool: list[str]) -> int:
+    if args.test_set is not None:
+        return _fail(
+            f"-t/--test-set {args.test_set}: bleu-compat downloads nothing (there is no "
+            "network access for test sets here); pass the files instead: "
+            "`bleu-compat score REF [REF ...] -i SYS [SYS ...]` (e.g. a test set's reference "
+            "and a system's output as plain text, as `sacrebleu -t NAME -l PAIR --echo ref` "
+            "prints them on a machine that has it; the WMT17 en-de reference and "
+            "uedin-nmt's output are bundled in fixtures/real/wmt17-en-de-uedin-nmt/)"
+        )
     if args.max_order < 1:
         return _fail(f"--max-order={args.max_order} must be >= 1")
     if not 0 <= args.decimals <= 15:
-        return _fail(f"--decimals={args.decimals} must be between 0 and 15")
+        return _fail(f"--width={args.decimals} must be between 0 and 15")
+    if args.smooth_method == "add-k" and args.smooth_value not in (None, 1.0):
+        return _fail(f"--smooth-value={args.smooth_value:g}: add-k has a card equivalent "
+                     "(method2) only with k = 1")
+    if args.smooth_method == "floor" and args.smooth_value is not None \
+            and not 0 <= args.smooth_value <= 1:
+        return _fail(f"--smooth-value={args.smooth_value:g}: floor's epsilon must be in [0, 1]")
     legacy = args.systems is None
     if legacy:
         if len(args.files) < 2:
@@ -412,15 +610,35 @@ def _score(args: argparse.Namespace, spool: list[str]) -> int:
         system_paths, ref_paths = args.files[:1], args.files[1:]
     else:
         system_paths, ref_paths = args.systems, args.files
+    if [*system_paths, *ref_paths].count("-") > 1:
+        return _fail("standard input (-) can be given only once")
+    # SPEC.md section 8: sacreBLEU's form tokenizes raw text with 13a; multi-bleu's splits
+    tokenize = args.tokenize or ("none" if legacy else "13a")
+    configs: list[str] | None = None
+    if args.compare is not None or args.config:
+        configs = list(args.compare or ("sacrebleu", "nltk", "card")) + list(args.config or ())
+        from bleu_compat.decompose import parse_config
+
+        for spec in configs:
+            try:
+                parse_config(spec, card_tokenize=tokenize)
+            except ValueError as exc:
+                return _fail(f"--compare: {exc} (put --compare after the files)")
+    compare = configs is not None
     fmt = args.format or ("json" if args.json else "line" if len(system_paths) == 1 else "table")
+    if fmt == "text":
+        fmt = "line" if len(system_paths) == 1 else "table"
     # what to read for each file as given (the name users see stays the one given)
-    sources = {
-        (kind, k): _readable_twice(path, spool, n)
-        for n, (kind, k, path) in enumerate(
-            [("ref", k, p) for k, p in enumerate(ref_paths)]
-            + [("sys", k, p) for k, p in enumerate(system_paths)]
-        )
-    }
+    try:
+        sources = {
+            (kind, k): _readable_twice(path, spool, n)
+            for n, (kind, k, path) in enumerate(
+                [("ref", k, p) for k, p in enumerate(ref_paths)]
+                + [("sys", k, p) for k, p in enumerate(system_paths)]
+            )
+        }
+    except _InputError as exc:
+        return _fail(str(exc))
     ref_sources = [sources["ref", k] for k in range(len(ref_paths))]
     sys_sources = [sources["sys", k] for k in range(len(system_paths))]
     try:
@@ -438,9 +656,19 @@ def _score(args: argparse.Namespace, spool: list[str]) -> int:
                 seen.add(warning)
                 print(f"{_PROG}: warning: {warning}", file=sys.stderr)
     try:
-        get_tokenizer(args.tokenize)
+        get_tokenizer(tokenize)
     except (BleuCompatError, ImportError) as exc:
         return _fail(str(exc))
+    raw_ref_sources, raw_sys_sources = list(ref_sources), list(sys_sources)
+    if args.lowercase:
+        try:
+            ref_sources = [_lowered(src, spool, k) for k, src in enumerate(ref_sources)]
+            sys_sources = [_lowered(src, spool, len(ref_sources) + k)
+                           for k, src in enumerate(sys_sources)]
+        except (CorpusReadError, OSError) as exc:
+            return _fail(str(exc))
+    sig = signature(len(refs), lowercase=args.lowercase, tokenize=tokenize,
+                    smooth=args.smooth_method, smooth_value=args.smooth_value)
     n_segments = refs[0].n_lines
     if sum(_size(src) for src in [*ref_sources, *sys_sources]) >= _TUNE_MALLOC_BYTES:
         _keep_freed_memory()
@@ -458,10 +686,10 @@ def _score(args: argparse.Namespace, spool: list[str]) -> int:
                 if segments_file is not None else None
             )
             total = corpus_stats_files(
-                source, ref_sources, tokenize=args.tokenize,
+                source, ref_sources, tokenize=tokenize,
                 max_order=args.max_order, on_segments=write,
             )
-            results.append(bleu_from_stats(total))
+            results.append(_smoothed(bleu_from_stats(total), args))
     except CorpusReadError as exc:
         return _fail(str(exc))
     except OSError as exc:
@@ -473,50 +701,69 @@ def _score(args: argparse.Namespace, spool: list[str]) -> int:
             except OSError:
                 pass
 
-    if getattr(args, "html", None) and not args.compare:
+    if getattr(args, "html", None) and not compare:
         return _fail("--html writes the --compare report: give --compare too")
     comparisons: list[Any] = []
+    decompositions: list[Any] = []
     versions: dict[str, str] = {}
-    if args.compare:
+    if compare:
+        from bleu_compat.decompose import compare as compare_configs
         from bleu_compat.libraries import library_version
         from bleu_compat.parity import compare_system
 
         try:
-            # the libraries take every token at once: read the files whole
-            ref_tokens = [tokenize_lines(read_lines(src).lines, args.tokenize) for src in ref_sources]
-            references = [list(seg) for seg in zip(*ref_tokens)]
-            versions = {lib: library_version(lib) for lib in ("sacrebleu", "nltk")}
-            comparisons = [
-                compare_system(
-                    s.path, tokenize_lines(read_lines(src).lines, args.tokenize), references,
-                    max_order=args.max_order,
-                )
-                for s, src in zip(systems, sys_sources)
-            ]
+            with _progress() as progress:
+                versions = {lib: library_version(lib) for lib in ("sacrebleu", "nltk")}
+                for s, src in zip(systems, raw_sys_sources):
+                    decompositions.append(compare_configs(
+                        src, raw_ref_sources, configs or (),
+                        card_tokenize=tokenize, progress=progress,
+                        card_lowercase=args.lowercase,
+                    ))
+                progress("sacreBLEU and NLTK on the card's tokens")
+                # the libraries take every token at once: read the files whole
+                ref_tokens = [tokenize_lines(read_lines(src).lines, tokenize) for src in ref_sources]
+                references = [list(seg) for seg in zip(*ref_tokens)]
+                comparisons = [
+                    compare_system(
+                        s.path, tokenize_lines(read_lines(src).lines, tokenize), references,
+                        max_order=args.max_order,
+                    )
+                    for s, src in zip(systems, sys_sources)
+                ]
         except CorpusReadError as exc:
             return _fail(str(exc))
+        except ValueError as exc:
+            return _fail(f"--compare: {exc}")
         except (BleuCompatError, ImportError) as exc:
             return _fail(f"--compare: {exc}")
 
     names = [s.path for s in systems]
-    if fmt == "json" and legacy and args.json and not args.format and not args.compare:
+    if args.score_only:
+        for r in results:
+            print(to_fixed_str(100 * r.bleu, args.decimals))
+    elif fmt == "json" and legacy and args.json and not args.format and not compare:
         print(dumps_js(result_json(results[0]), indent=2))  # the original `score --json`
     elif fmt == "json":
         doc: dict[str, Any] = {
-            "tokenize": args.tokenize,
+            "signature": sig,
+            "scale": "BLEU: 0-100 (sacreBLEU's and multi-bleu's); bleu: 0-1 (the card's)",
+            "tokenize": tokenize,
+            "lowercase": args.lowercase,
+            "smooth_method": args.smooth_method,
             "max_order": args.max_order,
             "references": [r.path for r in refs],
             "segments": n_segments,
             "systems": [_system_json(n, r) for n, r in zip(names, results)],
             "warnings": sorted(seen),
         }
-        if args.compare:
+        if compare:
             doc["versions"] = versions
-            for row, c in zip(doc["systems"], comparisons):
-                row["compare"] = _compare_json(c)
+            for row, c, d in zip(doc["systems"], comparisons, decompositions):
+                row["compare"] = _compare_json(c, d)
         print(dumps_js(doc, indent=2))
     elif fmt == "csv":
-        print(_csv(names, results, comparisons, args.max_order), end="")
+        print(_csv(names, results, comparisons, args.max_order, sig), end="")
     else:
         if fmt == "line":
             for n, r in zip(names, results):
@@ -527,22 +774,98 @@ def _score(args: argparse.Namespace, spool: list[str]) -> int:
                 _rounded_row(n, r, args.decimals) for n, r in zip(names, results)
             ]
             print(_markdown(rows) if fmt == "markdown" else _aligned(rows))
-        if args.compare:
+        print(f"signature: {sig}")
+        if compare:
+            print(_configs_text(names, decompositions, versions, fmt == "markdown"))
             print(_compare_text(comparisons, versions, fmt == "markdown"))
     if getattr(args, "html", None):
-        status = _write_compare_html(args.html, names, comparisons, versions)
+        status = _write_compare_html(args.html, names, comparisons, versions, decompositions)
         if status:
             return status
-    return 1 if any(c.unexpected for c in comparisons) else 0
+    unexpected = any(c.unexpected for c in comparisons) or any(d.unexpected for d in decompositions)
+    return 1 if unexpected else 0
+
+
+def _smoothed(result: BleuResult, args: argparse.Namespace) -> BleuResult:
+    """The card's score with ``-s``: bleu-smoothing-compute on the corpus statistics."""
+    if args.smooth_method == "none":
+        return result
+    import dataclasses
+
+    from bleu_compat.bleu import smoothed_bleu
+
+    s = result.stats
+    method = _SMOOTH_CARD[args.smooth_method]
+    eps = args.smooth_value if method == "method1" else None
+    sm = smoothed_bleu(s.matches, s.totals, s.hyp_len, s.ref_len, smoothing=method, epsilon=eps)
+    return dataclasses.replace(result, bleu=sm.bleu)
+
+
+def _points(x: float) -> str:
+    return to_fixed_str(x, 6)
+
+
+def _configs_text(names: list[str], results: list[Any], versions: dict[str, str],
+                  markdown: bool) -> str:
+    from bleu_compat.decompose import first_lines
+
+    impl = {"sacrebleu": f"sacreBLEU {versions.get('sacrebleu', '')}".strip(),
+            "nltk": f"NLTK {versions.get('nltk', '')}".strip(), "card": "bleu-compat"}
+    out = ["", ("## " if markdown else "")
+           + "The libraries as their users run them (BLEU, 0-100 scale; each number is the "
+           "library's own)"]
+    for name, res in zip(names, results):
+        out.append("")
+        out.append(f"### {name}" if markdown else name)
+        rows = [["configuration", "BLEU", "implementation", "settings"]]
+        for run in res.runs:
+            rows.append([run.config.name, _points(run.points), impl[run.config.implementation],
+                         run.config.signature()])
+        out.append(_markdown(rows) if markdown else
+                   "\n".join("  " + line for line in _aligned(rows, (0, 2, 3)).splitlines()))
+        for d in res.decompositions:
+            a = next(r for r in res.runs if r.config.name == d.frm)
+            b = next(r for r in res.runs if r.config.name == d.to)
+            out.append("")
+            head = (f"{d.frm} -> {d.to}: {_points(a.points)} -> {_points(b.points)}, "
+                    f"{_fmt_points(float(100 * d.difference))} points")
+            if d.unexpected:
+                out.append(f"UNEXPECTED {head}: {d.unexpected}")
+                continue
+            if not d.causes:
+                out.append(f"{head}: the same number, nothing to decompose")
+                continue
+            out.append(head + "; one factor at a time (step), and each factor's Shapley "
+                       "value (the average over every order of the steps):")
+            rows = [["step", "cause", "change", "BLEU after", "step (points)", "Shapley (points)"]]
+            notes = []
+            for k, c in enumerate(d.causes, 1):
+                rows.append([str(k), c.cause, c.change, _points(100 * c.end),
+                             _fmt_points(float(100 * c.contribution)),
+                             _fmt_points(float(100 * c.shapley))])
+                if c.lines_note:
+                    notes.append(f"{c.cause}: {c.lines_note}: lines {first_lines(c.lines)}")
+                for note, lines in c.lines_other.items():
+                    notes.append(f"{c.cause}: {note}: lines {first_lines(lines)}")
+            out.append(_markdown(rows) if markdown else
+                       "\n".join("  " + line for line in _aligned(rows, (0, 1, 2)).splitlines()))
+            total = sum((c.contribution for c in d.causes), start=type(d.difference)(0))
+            out.append(("- " if markdown else "  ")
+                       + f"the steps add up to {_fmt_points(float(100 * total))} points exactly "
+                       f"(rational sum of the steps = {d.to} - {d.frm}: "
+                       f"{'yes' if total == d.difference else 'NO'})")
+            out += [("- " if markdown else "  ") + n for n in notes]
+    return "\n".join(out)
 
 
 def _write_compare_html(path: str, names: list[str], comparisons: list[Any],
-                        versions: dict[str, str]) -> int:
+                        versions: dict[str, str], decompositions: list[Any]) -> int:
     """Write ``score --compare --html FILE``; 0, or 2 (message on stderr) when it cannot."""
     from bleu_compat.harness.html import HtmlUnavailable, compare_to_html
 
     doc = {"versions": versions,
-           "systems": [{"name": n, "compare": _compare_json(c)} for n, c in zip(names, comparisons)]}
+           "systems": [{"name": n, "compare": _compare_json(c, d)}
+                       for n, c, d in zip(names, comparisons, decompositions)]}
     try:
         text = compare_to_html(doc)
         with open(path, "w", encoding="utf-8") as handle:
@@ -554,23 +877,24 @@ def _write_compare_html(path: str, names: list[str], comparisons: list[Any],
     return 0
 
 
-def _csv(names: list[str], results: list[BleuResult], comparisons: list[Any], max_order: int) -> str:
+def _csv(names: list[str], results: list[BleuResult], comparisons: list[Any], max_order: int,
+         sig: str) -> str:
     import csv
     import io
 
     buf = io.StringIO()
     writer = csv.writer(buf, lineterminator="\n")
-    header = ["system", "bleu", *[f"p{n}" for n in range(1, max_order + 1)],
-              "bp", "ratio", "hyp_len", "ref_len"]
+    header = ["system", "BLEU", *[f"p{n}" for n in range(1, max_order + 1)],
+              "bp", "ratio", "hyp_len", "ref_len", "signature"]
     if comparisons:
         for lib in comparisons[0].libraries:
-            header += [lib.library, f"{lib.library}_ulps", f"{lib.library}_unexpected"]
+            header += [f"{lib.library}_BLEU", f"{lib.library}_ulps", f"{lib.library}_unexpected"]
     writer.writerow(header)
     for k, (n, r) in enumerate(zip(names, results)):
         ratio = _ratio(r)
         row = [n, js_number_str(100 * r.bleu), *[js_number_str(100 * p) for p in r.precisions],
                js_number_str(r.brevity_penalty), js_number_str(ratio) if ratio is not None else "",
-               r.stats.hyp_len, r.stats.ref_len]
+               r.stats.hyp_len, r.stats.ref_len, sig]
         if comparisons:
             for lib in comparisons[k].libraries:
                 d = next((d for d in lib.differences if d.field == "bleu"), None)

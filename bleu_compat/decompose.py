@@ -1,0 +1,668 @@
+"""Configurations, the libraries run as their users run them, and the gap decomposed into causes.
+
+SPEC.md §8: ``score --compare`` answers "the paper reports 23.4 with NLTK,
+sacreBLEU gives me 28.3: which is right, and why?". A :class:`Configuration`
+is a complete description of how a BLEU number is produced (implementation,
+tokenizer, case, smoothing method and value, effective order, max order).
+:func:`compare` runs the real library of each configuration on the files and,
+for each pair, decomposes the difference into named *factors*:
+
+* ``case`` (lowercased or not), ``tokenization`` (sacreBLEU's tokenizers, or
+  ``split`` = ``str.split()``), ``smoothing`` (method and value),
+  ``effective order``: the request changes;
+* ``NLTK-DENOMINATOR-FLOOR``: the catalog entry's model, a change to the
+  statistics (each segment's order-n total is at least 1);
+* ``arithmetic``: the library's own order of floating-point operations and
+  the rest of its catalog entries' models (``SACREBLEU-FLOAT-ORDER-SMOOTHING``,
+  ``NLTK-FLOAT-ORDER-SMOOTHING``, ``NLTK-ZERO-MATCH-TINY-SMOOTHING``, ...), or
+  the card's formula.
+
+Every state (a choice of each factor's value) is evaluated with the dialect
+models (:mod:`bleu_compat.libraries.sacrebleu.model`,
+:mod:`bleu_compat.libraries.nltk.model`) on a ``bleu-smoothing-compute``
+request built from the corpus statistics counted by the project's fast
+statistics path (:func:`bleu_compat.stream.corpus_stats_files`): sacreBLEU's
+``corpus_score`` is ``compute_bleu`` on summed statistics, NLTK's
+``corpus_bleu`` is its smoothing function on (floored) corpus statistics.
+The two end states must equal the real libraries' numbers bit for bit; when
+a model does not reproduce a library's number the pair is UNEXPECTED (no
+decomposition is invented). The sequential steps telescope, so their
+contributions add up exactly (in rational arithmetic) to the difference;
+because the order of steps changes the shares, each factor's exact Shapley
+value (average over all orders, rational arithmetic, at most 8 factors) is
+given too.
+
+Scales: every ``bleu`` here is on the card's 0–1 scale; ``points`` are the
+0–100 scale (``BLEU``).
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import tempfile
+from dataclasses import dataclass, field, replace
+from fractions import Fraction
+from itertools import combinations
+from typing import Any, Callable, Sequence
+
+__all__ = [
+    "Configuration", "BUILTIN", "DEFAULT_COMPARE", "CONFIG_SYNTAX", "parse_config",
+    "ConfigRun", "Cause", "Decomposition", "CompareResult", "compare", "run_library", "library_points",
+]
+
+SMOOTH_TOOL = "bleu-smoothing-compute"
+FLOOR = "NLTK-DENOMINATOR-FLOOR"
+#: how many input lines a cause lists before giving only the count
+FIRST_LINES = 10
+
+CONFIG_SYNTAX = (
+    "CONFIG is a built-in name (sacrebleu, nltk, nltk-method1, nltk-method2, "
+    "nltk-method3, multi-bleu, card) or BASE:key=value,... with keys tok=none|13a|intl|"
+    "zh|char|split (split = str.split()), lc=yes|no (lowercase), smooth=<method> "
+    "(sacreBLEU: none|floor|add-k|exp; NLTK and card: none|method1|method2|method3), "
+    "value=<float> (sacreBLEU's --smooth-value, NLTK method1's epsilon), eff=yes|no "
+    "(effective order; not NLTK), order=N (max n-gram order), e.g. "
+    "'nltk:tok=13a,smooth=method1' or 'sacrebleu:tok=none,smooth=none'"
+)
+
+
+@dataclass(frozen=True)
+class Configuration:
+    """How one BLEU number is produced.
+
+    Attributes:
+        name: what it is called in the output (a built-in name or the spec given).
+        implementation: ``"sacrebleu"`` (``sacrebleu.metrics.BLEU.corpus_score``),
+            ``"nltk"`` (``nltk.translate.bleu_score.corpus_bleu``) or ``"card"``
+            (bleu-compat's bleu-corpus-compute / bleu-smoothing-compute formula).
+        tokenize: ``"split"`` (``str.split()``), or a sacreBLEU tokenizer name
+            (``none`` splits on whitespace too).
+        lowercase: lowercase every line before tokenizing.
+        smoothing: the implementation's own method name (sacreBLEU
+            ``none|floor|add-k|exp``; NLTK/card ``none|method1|method2|method3``).
+        smooth_value: sacreBLEU's ``smooth_value`` / NLTK method1's epsilon, or None
+            for the library's default.
+        effective_order: use only the orders with a non-zero total (not NLTK).
+        max_order: N.
+        references: how several references are used: always
+            ``"max-clipped, closest length"`` (all three implementations).
+    """
+
+    name: str
+    implementation: str
+    tokenize: str
+    lowercase: bool = False
+    smoothing: str = "none"
+    smooth_value: float | None = None
+    effective_order: bool = False
+    max_order: int = 4
+    references: str = "max-clipped counts, closest reference length"
+
+    # ------------------------------------------------------------ canonical factors
+    @property
+    def stats_tokenize(self) -> str:
+        """The fast path's tokenizer name (``split`` and ``none`` are both ``str.split``)."""
+        return "none" if self.tokenize == "split" else self.tokenize
+
+    @property
+    def card_smoothing(self) -> tuple[str, float]:
+        """(card method, epsilon): sacreBLEU floor = method1, add-k (k=1) = method2, exp = method3."""
+        method = self.smoothing
+        if self.implementation == "sacrebleu":
+            if method == "add-k" and self.smooth_value not in (None, 1, 1.0):
+                raise ValueError(
+                    f"{self.name}: add-k with k={self.smooth_value} has no card equivalent "
+                    "(the card's method2 is k = 1)"
+                )
+            method = {"none": "none", "floor": "method1", "add-k": "method2",
+                      "exp": "method3"}[method]
+        eps = self.smooth_value if (method == "method1" and self.smooth_value is not None) else 0.1
+        return method, float(eps)
+
+    def signature(self) -> str:
+        """sacreBLEU-style signature: ``case:mixed|eff:no|tok:13a|smooth:exp|impl:sacrebleu``."""
+        smooth = self.smoothing
+        if self.smooth_value is not None:
+            smooth += f"[{self.smooth_value}]"
+        return (f"case:{'lc' if self.lowercase else 'mixed'}|eff:{'yes' if self.effective_order else 'no'}"
+                f"|tok:{self.tokenize}|smooth:{smooth}|order:{self.max_order}|impl:{self.implementation}")
+
+
+BUILTIN: dict[str, Configuration] = {
+    "sacrebleu": Configuration("sacrebleu", "sacrebleu", "13a", smoothing="exp"),
+    "nltk": Configuration("nltk", "nltk", "split"),
+    "nltk-method1": Configuration("nltk-method1", "nltk", "split", smoothing="method1"),
+    "nltk-method2": Configuration("nltk-method2", "nltk", "split", smoothing="method2"),
+    "nltk-method3": Configuration("nltk-method3", "nltk", "split", smoothing="method3"),
+    "multi-bleu": Configuration("multi-bleu", "card", "split"),
+    "card": Configuration("card", "card", "13a"),
+}
+DEFAULT_COMPARE = ("sacrebleu", "nltk", "card")
+_SMOOTHINGS = {"sacrebleu": ("none", "floor", "add-k", "exp"),
+               "nltk": ("none", "method1", "method2", "method3"),
+               "card": ("none", "method1", "method2", "method3")}
+#: str.split() and the sacreBLEU tokenizers the fast statistics path supports
+_TOKENIZERS = ("split", "none", "13a", "intl", "zh", "char")
+
+
+def _bool(key: str, value: str) -> bool:
+    v = value.lower()
+    if v in ("yes", "true", "1", "on"):
+        return True
+    if v in ("no", "false", "0", "off"):
+        return False
+    raise ValueError(f"{key}={value}: give yes or no")
+
+
+def parse_config(spec: str, *, card_tokenize: str = "13a",
+                 card_lowercase: bool = False) -> Configuration:
+    """A configuration from its spec (:data:`CONFIG_SYNTAX`).
+
+    Args:
+        spec: ``NAME`` or ``BASE:key=value,...``.
+        card_tokenize: the tokenizer of the built-in ``card`` (the command's own).
+
+    Raises:
+        ValueError: unknown name, key or value (the message says which).
+    """
+    base, _, rest = spec.partition(":")
+    if base not in BUILTIN:
+        raise ValueError(f"unknown configuration {base!r}: {CONFIG_SYNTAX}")
+    cfg = BUILTIN[base]
+    if base == "card":
+        cfg = replace(cfg, tokenize=card_tokenize, lowercase=card_lowercase)
+    changes: dict[str, Any] = {}
+    for item in filter(None, (p.strip() for p in rest.split(","))):
+        key, eq, value = item.partition("=")
+        if key == "lc" and not eq:
+            value, eq = "yes", "="
+        if not eq:
+            raise ValueError(f"{spec}: {item!r} is not key=value")
+        if key == "tok":
+            if value not in _TOKENIZERS:
+                raise ValueError(f"{spec}: tok={value}: one of {', '.join(_TOKENIZERS)}")
+            changes["tokenize"] = value
+        elif key == "lc":
+            changes["lowercase"] = _bool(key, value)
+        elif key == "smooth":
+            if value not in _SMOOTHINGS[cfg.implementation]:
+                raise ValueError(f"{spec}: smooth={value}: {cfg.implementation} has "
+                                 f"{', '.join(_SMOOTHINGS[cfg.implementation])}")
+            changes["smoothing"] = value
+        elif key == "value":
+            try:
+                changes["smooth_value"] = float(value)
+            except ValueError:
+                raise ValueError(f"{spec}: value={value} is not a number") from None
+        elif key == "eff":
+            changes["effective_order"] = _bool(key, value)
+        elif key == "order":
+            if not value.isdigit() or int(value) < 1:
+                raise ValueError(f"{spec}: order={value}: a whole number >= 1")
+            changes["max_order"] = int(value)
+        else:
+            raise ValueError(f"{spec}: unknown key {key!r}: {CONFIG_SYNTAX}")
+    cfg = replace(cfg, name=spec if rest else cfg.name, **changes)
+    if cfg.implementation == "nltk" and cfg.effective_order:
+        raise ValueError(f"{spec}: NLTK's corpus_bleu has no effective order")
+    cfg.card_smoothing  # checks add-k's k
+    return cfg
+
+
+# ---------------------------------------------------------------- the real libraries
+
+
+def _tokens(line: str, tok: str, lowercase: bool) -> list[str]:
+    if lowercase:
+        line = line.lower()
+    if tok == "split":
+        return line.split()
+    from bleu_compat.tokenizers import get_tokenizer
+
+    return list(get_tokenizer(tok)(line))
+
+
+def library_points(cfg: Configuration, hyp_lines: Sequence[str],
+                   ref_lines: Sequence[Sequence[str]]) -> float:
+    """The library's own number: sacreBLEU's ``score`` (0–100); NLTK's and the card's 0–1 value."""
+    if cfg.implementation == "sacrebleu":
+        return _sacrebleu_score(cfg, hyp_lines, ref_lines)
+    return run_library(cfg, hyp_lines, ref_lines)
+
+
+def _sacrebleu_score(cfg: Configuration, hyp_lines: Sequence[str],
+                     ref_lines: Sequence[Sequence[str]]) -> float:
+    from sacrebleu.metrics import BLEU
+
+    kwargs: dict[str, Any] = {}
+    if cfg.smooth_value is not None:
+        kwargs["smooth_value"] = cfg.smooth_value
+    metric = BLEU(lowercase=cfg.lowercase,
+                  tokenize="none" if cfg.tokenize == "split" else cfg.tokenize,
+                  smooth_method=cfg.smoothing, max_ngram_order=cfg.max_order,
+                  effective_order=cfg.effective_order, **kwargs)
+    return float(metric.corpus_score(list(hyp_lines), [list(r) for r in ref_lines]).score)
+
+
+def run_library(cfg: Configuration, hyp_lines: Sequence[str],
+                ref_lines: Sequence[Sequence[str]]) -> float:
+    """The real library's BLEU for ``cfg``, on the card's 0–1 scale.
+
+    sacreBLEU: ``BLEU(lowercase, tokenize, smooth_method, smooth_value,
+    max_ngram_order, effective_order).corpus_score(hyps, refs).score / 100``
+    (``tok=split`` is sacreBLEU's ``none``); NLTK: ``corpus_bleu`` on
+    ``str.split()`` (or sacreBLEU-tokenized) tokens with weights 1/N and
+    ``SmoothingFunction().methodK`` (method1 with ``epsilon``); card: the core
+    (:func:`bleu_compat.bleu.bleu_from_stats`, or ``smoothed_bleu``).
+
+    Args:
+        hyp_lines: one line per segment.
+        ref_lines: ``ref_lines[k]`` is reference file k, one line per segment.
+
+    Raises:
+        OracleUnavailableError: the library is not installed.
+    """
+    if cfg.implementation == "sacrebleu":
+        # the adapter's convention (SPEC.md section 7): the card's units are score / 100
+        return _sacrebleu_score(cfg, hyp_lines, ref_lines) / 100
+    if cfg.implementation == "nltk":
+        from nltk.translate.bleu_score import SmoothingFunction, corpus_bleu
+
+        hyps = [_tokens(h, cfg.tokenize, cfg.lowercase) for h in hyp_lines]
+        refs = [[_tokens(r, cfg.tokenize, cfg.lowercase) for r in seg] for seg in zip(*ref_lines)]
+        sf = SmoothingFunction(epsilon=cfg.smooth_value) if cfg.smooth_value is not None \
+            else SmoothingFunction()
+        fn = None if cfg.smoothing == "none" else getattr(sf, cfg.smoothing)
+        return float(corpus_bleu(refs, hyps, weights=(1 / cfg.max_order,) * cfg.max_order,
+                                 smoothing_function=fn))
+    from bleu_compat.bleu import bleu_from_stats
+    from bleu_compat.stats import corpus_stats
+
+    hyps = [_tokens(h, cfg.tokenize, cfg.lowercase) for h in hyp_lines]
+    refs = [[_tokens(r, cfg.tokenize, cfg.lowercase) for r in seg] for seg in zip(*ref_lines)]
+    stats = corpus_stats(hyps, refs, max_order=cfg.max_order)
+    method, eps = cfg.card_smoothing
+    if method == "none" and not cfg.effective_order:
+        return bleu_from_stats(stats).bleu
+    from bleu_compat.smoothing import Smoothing  # noqa: F401  (card smoothing via tools)
+    from bleu_compat.tools import execute
+
+    request = {"matches": list(stats.matches), "totals": list(stats.totals),
+               "candidate_length": stats.hyp_len, "reference_length": stats.ref_len,
+               "smoothing": method, "epsilon": eps, "effective_order": cfg.effective_order}
+    return float(execute(SMOOTH_TOOL, request)["bleu"])
+
+
+# ---------------------------------------------------------------- statistics
+
+
+class _Statistics:
+    """Corpus and per-segment statistics per (tokenizer, lowercase), counted once each."""
+
+    def __init__(self, hyp_path: str, ref_paths: Sequence[str], max_order: int) -> None:
+        self.hyp_path, self.ref_paths, self.max_order = hyp_path, list(ref_paths), max_order
+        self._cache: dict[tuple[str, bool], tuple[Any, list[list[int]]]] = {}
+        self._tmp: tempfile.TemporaryDirectory[str] | None = None
+
+    def _lowered(self, path: str, index: int) -> str:
+        if self._tmp is None:
+            self._tmp = tempfile.TemporaryDirectory(prefix="bleu-compat-lc-")
+        target = os.path.join(self._tmp.name, f"{index}.txt")
+        if not os.path.exists(target):
+            from bleu_compat.corpus_io import read_lines
+
+            lines = read_lines(path).lines
+            with open(target, "w", encoding="utf-8", newline="\n") as handle:
+                handle.write("".join(line.lower() + "\n" for line in lines))
+        return target
+
+    def get(self, tok: str, lowercase: bool) -> tuple[Any, list[list[int]]]:
+        """(SufficientStats, rows ``[m_1..m_N, l_1..l_N, hyp_len, ref_len]`` per segment)."""
+        key = (tok, lowercase)
+        if key not in self._cache:
+            from bleu_compat.stream import corpus_stats_files
+
+            hyp, refs = self.hyp_path, self.ref_paths
+            if lowercase:
+                hyp = self._lowered(hyp, 0)
+                refs = [self._lowered(r, k + 1) for k, r in enumerate(refs)]
+            rows: list[list[int]] = []
+            total = corpus_stats_files(hyp, refs, tokenize=tok, max_order=self.max_order,
+                                       on_segments=lambda first, block: rows.extend(block))
+            self._cache[key] = (total, rows)
+        return self._cache[key]
+
+    def close(self) -> None:
+        if self._tmp is not None:
+            self._tmp.cleanup()
+
+
+# ---------------------------------------------------------------- the models
+
+
+def _arith_on(library: str, request: dict[str, Any]) -> tuple[Callable[..., Any], frozenset[str]]:
+    """The dialect model and entry set that is ``library``'s own arithmetic on a smoothing request."""
+    if library == "nltk":
+        from bleu_compat.libraries.nltk import model
+
+        return model.evaluate, frozenset({model.FLOAT_SMOOTHING, model.ZERO_TINY_SMOOTHING,
+                                          model.METHOD1_ZERO, model.NO_MATCH})
+    from bleu_compat.libraries.sacrebleu import model as smodel
+
+    if library == "sacrebleu":
+        return smodel.evaluate, frozenset({smodel.FLOAT_SMOOTHING, smodel.STOPS,
+                                           smodel.NO_MATCH, smodel.BP_ZERO_SMOOTHING})
+    return smodel.evaluate, frozenset()  # the card
+
+
+@dataclass(frozen=True)
+class _Factor:
+    name: str
+    a: Any
+    b: Any
+
+
+class UnreproducedError(Exception):
+    """A dialect model does not give a library's number (the pair is UNEXPECTED)."""
+
+
+class _Evaluator:
+    def __init__(self, stats: _Statistics, max_order: int) -> None:
+        self.stats, self.max_order = stats, max_order
+        self._memo: dict[tuple[Any, ...], float] = {}
+
+    def value(self, state: dict[str, Any]) -> float:
+        key = tuple(sorted((k, repr(v)) for k, v in state.items()))
+        if key in self._memo:
+            return self._memo[key]
+        total, rows = self.stats.get(state["tokenization"], state["case"])
+        n = self.max_order
+        totals = list(total.totals)
+        if state[FLOOR]:
+            for order in range(1, n + 1):
+                totals[order - 1] += sum(1 for row in rows if row[2 * n] < order)
+        method, eps = state["smoothing"]
+        request = {"matches": list(total.matches), "totals": totals,
+                   "candidate_length": total.hyp_len, "reference_length": total.ref_len,
+                   "smoothing": method, "epsilon": eps,
+                   "effective_order": state["effective order"]}
+        evaluate, on = _arith_on(state["arithmetic"], request)
+        out = evaluate(SMOOTH_TOOL, "as_called", request, on, {})
+        if "error" in out:
+            raise UnreproducedError(f"the {state['arithmetic']} model raises {out['error']}")
+        self._memo[key] = float(out["bleu"])
+        return self._memo[key]
+
+
+def _end_state(cfg: Configuration) -> dict[str, Any]:
+    return {
+        "case": cfg.lowercase,
+        "tokenization": cfg.stats_tokenize,
+        "smoothing": cfg.card_smoothing,
+        "effective order": cfg.effective_order,
+        FLOOR: cfg.implementation == "nltk",
+        "arithmetic": cfg.implementation,
+    }
+
+
+#: the order of the sequential steps
+_ORDER = ("case", "tokenization", "smoothing", "effective order", FLOOR, "arithmetic")
+
+
+def _describe(name: str, value: Any) -> str:
+    if name == "case":
+        return "lowercased" if value else "mixed case"
+    if name == "tokenization":
+        return "str.split()" if value == "none" else value
+    if name == "smoothing":
+        method, eps = value
+        return f"{method} (epsilon {eps:g})" if method == "method1" else method
+    if name == "effective order":
+        return "yes" if value else "no"
+    if name == FLOOR:
+        return "on" if value else "off"
+    return {"sacrebleu": "sacreBLEU's", "nltk": "NLTK's", "card": "the card's"}[value]
+
+
+@dataclass(frozen=True)
+class Cause:
+    """One factor of a decomposition.
+
+    Attributes:
+        cause: its name (``"tokenization"``, ``"NLTK-DENOMINATOR-FLOOR"``, ...).
+        change: ``"13a -> str.split()"``, in words.
+        start: the score before this step (0–1 scale).
+        end: the score after it (0–1 scale).
+        contribution: ``end - start`` (0–1 scale; exact as ``Fraction(end) - Fraction(start)``).
+        shapley: the exact Shapley value (a Fraction, 0–1 scale).
+        lines: 1-based input lines behind the cause, as evaluated at this step.
+        lines_note: where those lines were evaluated (e.g. ``"on str.split() tokens"``).
+        lines_other: the same cause's lines at the other end (``{note: lines}``).
+    """
+
+    cause: str
+    change: str
+    start: float
+    end: float
+    shapley: Fraction
+    lines: tuple[int, ...] = ()
+    lines_note: str = ""
+    lines_other: dict[str, tuple[int, ...]] = field(default_factory=dict)
+
+    @property
+    def contribution(self) -> Fraction:
+        """``end - start`` exactly (0–1 scale)."""
+        return Fraction(self.end) - Fraction(self.start)
+
+
+@dataclass(frozen=True)
+class Decomposition:
+    """The gap between two configurations, step by step (``frm`` -> ``to``).
+
+    Attributes:
+        frm, to: the configurations' names.
+        start, end: their real libraries' numbers (0–1 scale), which the models
+            reproduce bit for bit (else ``unexpected`` says why and ``causes`` is empty).
+        causes: the sequential steps in order; contributions telescope to ``end - start``.
+        unexpected: None, or why no decomposition is given.
+    """
+
+    frm: str
+    to: str
+    start: float
+    end: float
+    causes: tuple[Cause, ...]
+    unexpected: str | None = None
+
+    @property
+    def difference(self) -> Fraction:
+        """``end - start`` exactly (0–1 scale)."""
+        return Fraction(self.end) - Fraction(self.start)
+
+
+@dataclass(frozen=True)
+class ConfigRun:
+    """One configuration's real number.
+
+    Attributes:
+        config: the configuration.
+        bleu: on the card's 0–1 scale (sacreBLEU's ``score / 100``, as the adapter gives it).
+        points: ``BLEU`` on the 0–100 scale: sacreBLEU's own ``score``; NLTK's and the
+            card's value times 100.
+    """
+
+    config: Configuration
+    bleu: float
+    points: float
+
+
+@dataclass(frozen=True)
+class CompareResult:
+    """:func:`compare`'s result: each configuration's number and each pair's decomposition.
+
+    Attributes:
+        system: the system file.
+        runs: one :class:`ConfigRun` per configuration, in the order given.
+        decompositions: one :class:`Decomposition` per pair (i < j).
+    """
+
+    system: str
+    runs: tuple[ConfigRun, ...]
+    decompositions: tuple[Decomposition, ...]
+
+    @property
+    def unexpected(self) -> bool:
+        """True when some pair's numbers are not reproduced by the models."""
+        return any(d.unexpected for d in self.decompositions)
+
+
+def _lines_behind(name: str, state: dict[str, Any], nxt: dict[str, Any], ev: _Evaluator
+                  ) -> tuple[tuple[int, ...], str]:
+    n = ev.max_order
+    if name == FLOOR:
+        _, rows = ev.stats.get(state["tokenization"], state["case"])
+        tok = _describe("tokenization", state["tokenization"])
+        return (tuple(k + 1 for k, row in enumerate(rows) if row[2 * n] < n),
+                f"hypotheses shorter than {n} tokens on {tok} tokens")
+    if name in ("tokenization", "case"):
+        _, r1 = ev.stats.get(state["tokenization"], state["case"])
+        _, r2 = ev.stats.get(nxt["tokenization"], nxt["case"])
+        return (tuple(k + 1 for k, (x, y) in enumerate(zip(r1, r2)) if x != y),
+                "segments whose statistics change")
+    return (), ""
+
+
+def _shapley(factors: list[_Factor], base: dict[str, Any], ev: _Evaluator) -> dict[str, Fraction]:
+    k = len(factors)
+    values: dict[frozenset[str], Fraction] = {}
+    names = [f.name for f in factors]
+    for size in range(k + 1):
+        for subset in combinations(names, size):
+            state = dict(base)
+            for f in factors:
+                if f.name in subset:
+                    state[f.name] = f.b
+            values[frozenset(subset)] = Fraction(ev.value(state))
+    out: dict[str, Fraction] = {}
+    for f in factors:
+        others = [x for x in names if x != f.name]
+        total = Fraction(0)
+        for size in range(k):
+            weight = Fraction(math.factorial(size) * math.factorial(k - size - 1), math.factorial(k))
+            for subset in combinations(others, size):
+                s = frozenset(subset)
+                total += weight * (values[s | {f.name}] - values[s])
+        out[f.name] = total
+    return out
+
+
+def decompose(a: Configuration, b: Configuration, a_bleu: float, b_bleu: float,
+              ev: _Evaluator) -> Decomposition:
+    """Decompose ``b_bleu - a_bleu`` (0–1 scale) into the factors that differ."""
+    sa, sb = _end_state(a), _end_state(b)
+    try:
+        got_a, got_b = ev.value(sa), ev.value(sb)
+    except UnreproducedError as exc:
+        return Decomposition(a.name, b.name, a_bleu, b_bleu, (), str(exc))
+    for cfg, got, real in ((a, got_a, a_bleu), (b, got_b, b_bleu)):
+        if got != real:
+            return Decomposition(
+                a.name, b.name, a_bleu, b_bleu, (),
+                f"the {cfg.implementation} model gives {got!r} for {cfg.name}, "
+                f"the library {real!r}: not reproduced",
+            )
+    factors = [_Factor(name, sa[name], sb[name]) for name in _ORDER if sa[name] != sb[name]]
+    shap = _shapley(factors, sa, ev) if len(factors) <= 8 else {}
+    causes = []
+    state = dict(sa)
+    for f in factors:
+        nxt = dict(state)
+        nxt[f.name] = f.b
+        lines, note = _lines_behind(f.name, state, nxt, ev)
+        other: dict[str, tuple[int, ...]] = {}
+        if f.name == FLOOR:  # the same entry's lines in the other tokenization
+            for s in (sa, sb):
+                if s["tokenization"] != state["tokenization"] or s["case"] != state["case"]:
+                    l2, n2 = _lines_behind(f.name, s, s, ev)
+                    other[n2] = l2
+        change = f"{_describe(f.name, f.a)} -> {_describe(f.name, f.b)}"
+        if f.name == "smoothing":  # in the libraries' own words, then the card's
+            change = f"{a.smoothing} -> {b.smoothing} (card: {change})"
+        causes.append(Cause(
+            f.name, change,
+            ev.value(state), ev.value(nxt), shap.get(f.name, Fraction(0)),
+            lines, note, other,
+        ))
+        state = nxt
+    assert ev.value(state) == b_bleu  # the steps end at the library's number, bit for bit
+    return Decomposition(a.name, b.name, a_bleu, b_bleu, tuple(causes))
+
+
+def compare(hypothesis: str, references: Sequence[str],
+            configs: Sequence[str | Configuration] = DEFAULT_COMPARE, *,
+            card_tokenize: str = "13a", card_lowercase: bool = False,
+            progress: Callable[[str], Any] | None = None) -> CompareResult:
+    """Run each configuration's real library on the files and decompose every pair's gap.
+
+    Args:
+        hypothesis: the system output file (one segment per line; the reading rules of
+            :mod:`bleu_compat.corpus_io`).
+        references: one file per reference, line-aligned with ``hypothesis``.
+        configs: built-in names, specs (:data:`CONFIG_SYNTAX`) or :class:`Configuration`s.
+        card_tokenize: the built-in ``card``'s tokenizer; card_lowercase: whether it lowercases.
+        progress: called with a short description before each slow step.
+
+    Returns:
+        A :class:`CompareResult` (scores on the 0–1 scale as ``bleu``, 0–100 as ``points``).
+
+    Raises:
+        ValueError: a bad configuration spec.
+        CorpusReadError: a file cannot be read.
+        OracleUnavailableError / ImportError: a library is not installed.
+
+    Example::
+
+        >>> import bleu_compat
+        >>> r = bleu_compat.compare("sys.txt", ["ref.txt"])        # doctest: +SKIP
+        >>> [(run.config.name, run.points) for run in r.runs]      # doctest: +SKIP
+        [('sacrebleu', 28.30...), ('nltk', 23.38...), ('card', 28.30...)]
+    """
+    from bleu_compat.corpus_io import read_lines
+
+    cfgs = [c if isinstance(c, Configuration)
+            else parse_config(c, card_tokenize=card_tokenize, card_lowercase=card_lowercase)
+            for c in configs]
+    orders = {c.max_order for c in cfgs}
+    if len(orders) != 1:
+        raise ValueError("configurations compared must share one max order")
+    max_order = orders.pop()
+    hyp_lines = read_lines(hypothesis).lines
+    ref_lines = [read_lines(r).lines for r in references]
+    runs = []
+    for c in cfgs:
+        if progress:
+            progress(f"running {c.name} ({c.implementation})")
+        points = library_points(c, hyp_lines, ref_lines)
+        bleu = points / 100 if c.implementation == "sacrebleu" else points
+        runs.append(ConfigRun(c, bleu, points if c.implementation == "sacrebleu" else 100 * bleu))
+    stats = _Statistics(hypothesis, references, max_order)
+    try:
+        ev = _Evaluator(stats, max_order)
+        decs = []
+        for i, j in combinations(range(len(cfgs)), 2):
+            if progress:
+                progress(f"decomposing {cfgs[i].name} -> {cfgs[j].name}")
+            decs.append(decompose(cfgs[i], cfgs[j], runs[i].bleu, runs[j].bleu, ev))
+    finally:
+        stats.close()
+    return CompareResult(hypothesis, tuple(runs), tuple(decs))
+
+
+def first_lines(lines: Sequence[int], limit: int = FIRST_LINES) -> str:
+    """``"258, 383, 398, ... (22 lines)"``: the first ``limit`` lines, then the count."""
+    if not lines:
+        return "none"
+    shown = ", ".join(map(str, lines[:limit]))
+    more = ", ..." if len(lines) > limit else ""
+    return f"{shown}{more} ({len(lines)} line{'s' if len(lines) != 1 else ''})"
