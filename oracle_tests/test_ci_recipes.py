@@ -38,7 +38,7 @@ def _commands(script: str, env: dict[str, str]) -> list[list[str]]:
 
 def _accepted(argv: list[str]) -> Any:
     try:
-        args = build_parser().parse_args(argv)
+        args = build_parser(argv).parse_args(argv)
     except SystemExit as exc:  # argparse refused it
         pytest.fail(f"bleu-compat {' '.join(argv)} is refused by the parser (exit {exc.code})")
     assert callable(args.func)
