@@ -153,7 +153,7 @@ def gate_diff(baseline: dict[str, Any], current: dict[str, Any]) -> list[str]:
             continue
         for impl in sorted(set(a) | set(b)):
             if a.get(impl) != b.get(impl):
-                problems.append(f"~ real corpus {name}, {impl}: BLEU {a.get(impl)!r} -> {b.get(impl)!r}")
+                problems.append(f"~ real corpus {name}, {impl}: bleu (0-1 scale) {a.get(impl)!r} -> {b.get(impl)!r}")
     note = versions_note(baseline, current)
     if note:
         problems.append(f"({note})")
