@@ -100,10 +100,14 @@ def open_client(spec: ClusterSpec | str) -> Iterator[Any]:
         spec = parse_cluster(spec)
     distributed = _import_distributed()
     if spec.address is None:
-        cluster = distributed.LocalCluster(
-            n_workers=spec.workers, threads_per_worker=1, processes=True,
-            dashboard_address=None, silence_logs=40,
-        )
+        import warnings
+
+        with warnings.catch_warnings():  # its HTTP server moves to a free port by itself
+            warnings.filterwarnings("ignore", message="Port .* is already in use")
+            cluster = distributed.LocalCluster(
+                n_workers=spec.workers, threads_per_worker=1, processes=True,
+                dashboard_address=None, silence_logs=40,
+            )
         try:
             with distributed.Client(cluster) as client:
                 yield client
