@@ -36,7 +36,7 @@ from .errors import ConfigError
 
 __all__ = [
     "ClusterSpec", "parse_cluster", "open_client", "map_ordered", "Checkpoint",
-    "CheckpointMismatch", "expand_shards", "sharded_corpus_stats", "DEFAULT_LOCAL_WORKERS",
+    "CheckpointMismatch", "ClusterError", "expand_shards", "sharded_corpus_stats", "DEFAULT_LOCAL_WORKERS",
 ]
 
 #: Workers of ``--cluster local`` without ``:N``.
@@ -115,7 +115,7 @@ def open_client(spec: ClusterSpec | str) -> Iterator[Any]:
             cluster.close()
         return
     try:
-        client = distributed.Client(spec.address, timeout="10s")
+        client = distributed.Client(spec.address, timeout="5s")
     except (OSError, TimeoutError) as exc:
         raise ConfigError(f"--cluster={spec.address}: cannot reach the scheduler: {exc}") from None
     try:
@@ -134,8 +134,15 @@ def map_ordered(
     Results arrive in completion order (the caller stores them by index
     ``i`` and merges in job order). A task whose worker dies is rerun by the
     scheduler elsewhere (Dask's own retry); a task that raises re-raises here.
+
+    Raises:
+        ClusterError: the cluster failed (the scheduler went away, a task's
+            workers kept dying: :class:`distributed.KilledWorker`).
     """
-    from distributed import as_completed
+    from concurrent.futures import CancelledError
+
+    from distributed import KilledWorker, as_completed
+    from distributed.comm.core import CommClosedError
 
     futures = {}
     for i, (fn, args) in enumerate(jobs):
@@ -143,10 +150,18 @@ def map_ordered(
         futures[future] = i
     try:
         for future in as_completed(futures):
-            on_result(futures[future], future.result())
+            try:
+                value = future.result()
+            except (KilledWorker, CancelledError, CommClosedError, OSError, TimeoutError) as exc:
+                raise ClusterError(f"the cluster failed ({type(exc).__name__}: {exc})") from None
+            on_result(futures[future], value)
     finally:
         for future in futures:
             future.release()
+
+
+class ClusterError(ConfigError):
+    """The Dask cluster failed under a run (its scheduler or workers); a checkpoint keeps what finished."""
 
 
 # ------------------------------------------------------------------ checkpoints

@@ -225,3 +225,10 @@ def test_score_cluster_bad_shards_exit_2(address: str, tmp_path: Path,
     assert "matches no file" in capsys.readouterr().err
     assert main(["score", "--cluster", address, hyp, ref, "--compare"]) == 2
     assert "--compare" in capsys.readouterr().err
+
+
+def test_unreachable_scheduler_exit_2(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """A scheduler address nobody listens on: exit 2 after the connect timeout, no traceback."""
+    assert _crosscheck_cli(tmp_path, "--cluster", "tcp://127.0.0.1:9") == 2
+    err = capsys.readouterr().err
+    assert "cannot reach the scheduler" in err and "Traceback" not in err

@@ -266,11 +266,19 @@ def cmd_crosscheck(args: argparse.Namespace) -> int:
         report, elapsed = run_report(args.seed, cases, not args.no_real, args.workers, progress,
                                      invalid, implementations=impls, cluster=args.cluster,
                                      checkpoint=args.checkpoint)
-    except Exception as exc:  # a bad checkpoint, no Dask, an unreachable scheduler
+    except KeyboardInterrupt:
+        if args.checkpoint is None:
+            raise
+        print(f"bleu-compat: interrupted; finished chunks are kept in {args.checkpoint}: "
+              "rerun the same command to resume", file=sys.stderr)
+        return 130
+    except Exception as exc:  # a bad checkpoint, no Dask, an unreachable or failed cluster
         from bleu_compat.errors import ConfigError
 
         if isinstance(exc, ConfigError):
-            return usage(str(exc))
+            resume = (f"; finished chunks are kept in {args.checkpoint}: rerun to resume"
+                      if args.checkpoint and type(exc).__name__ == "ClusterError" else "")
+            return usage(f"{exc}{resume}")
         raise
     write_reports(report, out, elapsed, " ".join(sys.argv), html=not args.no_html)
     _summary(report, out, elapsed)
