@@ -10,6 +10,11 @@ and the library versions, never on scheduling. The bundled real corpora
 limits, so ours is :func:`bleu_compat.corpus_bleu` and the adapters get the
 request dict directly. UNEXPECTED discrepancies are then shrunk (in the
 parent) to minimal reproducers.
+
+With ``cluster`` the same chunks run as Dask tasks instead
+(:mod:`bleu_compat.cluster`, imported only then), merged in the same
+order; with ``checkpoint`` each finished chunk's tally is kept on disk as
+it arrives and a rerun with the same arguments runs only the rest.
 """
 
 from __future__ import annotations
