@@ -35,16 +35,15 @@ def cmd_score_cluster(args: argparse.Namespace) -> int:
     from bleu_compat.cluster import open_client, parse_cluster, sharded_corpus_stats
     from bleu_compat.tokenizers import get_tokenizer
 
-    unsupported = [flag for flag, given in (
-        ("-i", args.systems is not None), ("--compare", args.compare),
-        ("--segments", args.segments), ("--html", getattr(args, "html", None)),
-    ) if given]
+    unsupported = [flag for flag, dest in (
+        ("-i", "systems"), ("--compare", "compare"), ("--segments", "segments"), ("--html", "html"),
+    ) if getattr(args, dest, None)]
     if unsupported:
         return _fail(f"--cluster scores one sharded system (HYP REF [REF ...]): "
                      f"{', '.join(unsupported)} not supported with it")
-    if args.format not in (None, "line"):
+    if getattr(args, "format", None) not in (None, "line"):
         return _fail(f"--cluster writes the line summary or --json, not --format {args.format}")
-    fmt = "json" if args.json else "line"
+    fmt = "json" if getattr(args, "json", False) else "line"
     if len(args.files) < 2:
         return _fail("give HYP and at least one REF (globs of aligned shards)")
     if args.max_order < 1:
