@@ -102,12 +102,24 @@ def open_client(spec: ClusterSpec | str) -> Iterator[Any]:
     if spec.address is None:
         import warnings
 
-        with warnings.catch_warnings():  # its HTTP server moves to a free port by itself
-            warnings.filterwarnings("ignore", message="Port .* is already in use")
-            cluster = distributed.LocalCluster(
-                n_workers=spec.workers, threads_per_worker=1, processes=True,
-                dashboard_address=None, silence_logs=40,
-            )
+        import signal
+        import threading
+
+        # Ctrl-C reaches the whole process group: the worker processes ignore it
+        # (SIG_IGN is inherited) and this process stops them, instead of each
+        # printing a traceback.
+        previous = (signal.signal(signal.SIGINT, signal.SIG_IGN)
+                    if threading.current_thread() is threading.main_thread() else None)
+        try:
+            with warnings.catch_warnings():  # its HTTP server moves to a free port by itself
+                warnings.filterwarnings("ignore", message="Port .* is already in use")
+                cluster = distributed.LocalCluster(
+                    n_workers=spec.workers, threads_per_worker=1, processes=True,
+                    dashboard_address=None, silence_logs=40,
+                )
+        finally:
+            if previous is not None:
+                signal.signal(signal.SIGINT, previous)
         try:
             with distributed.Client(cluster) as client:
                 yield client

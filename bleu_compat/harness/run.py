@@ -283,6 +283,11 @@ def _run_invalid_chunk(seed: int, tool_id: str, start: int, count: int) -> Tally
 
 
 def _run_real(real: RealSet, implementations: tuple[str, ...], root: str | None) -> Tally:
+    import logging
+
+    # run_report quiets sacreBLEU's detokenization warning in its own process; a Dask
+    # worker is a process of its own (not a fork), so the unit quiets it where it runs
+    logging.getLogger("sacrebleu").setLevel(logging.ERROR)
     request = load_real_set(real, Path(root) if root else None)
     result = evaluate("bleu-corpus-compute", f"real:{real.name}", request,
                       implementations=implementations, ours=_ours_unlimited, keep_outputs=True)
