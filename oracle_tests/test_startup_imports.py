@@ -16,7 +16,8 @@ from pathlib import Path
 import pytest
 
 HEAVY = ("bleu_compat.harness", "hypothesis", "jsonschema", "fastjsonschema", "numpy", "sacrebleu",
-         "nltk", "starlette", "uvicorn", "bleu_compat.catalog", "bleu_compat.libraries")
+         "nltk", "starlette", "uvicorn", "bleu_compat.catalog", "bleu_compat.libraries", "dask",
+         "distributed", "bleu_compat.cluster")
 
 
 def imported_after(argv: list[str], cwd: Path, stdin: str = "") -> tuple[int, set[str]]:
@@ -125,3 +126,16 @@ def test_command_table_matches_the_modules() -> None:
     helps_full = {a.dest: a.help for a in sub_full._choices_actions}
     helps_lazy = {a.dest: a.help for a in sub_lazy._choices_actions}
     assert helps_full == helps_lazy == {name: help for name, _, help in COMMANDS}
+
+
+def test_crosscheck_and_score_without_cluster_import_no_dask(corpus: Path) -> None:
+    """Without --cluster, a crosscheck (process pool, checkpoint or not) and score import no Dask."""
+    argv = ["crosscheck", "--tools", "bleu-brevity-penalty", "--cases", "5", "--invalid", "0",
+            "--no-real", "--no-html", "--no-progress", "--workers", "1", "--out", "out"]
+    status, heavy = imported_after(argv, corpus)
+    assert status == 0 and "bleu_compat.harness" in heavy
+    assert not {m for m in heavy if m.split(".")[0] in ("dask", "distributed")}
+    assert "bleu_compat.cluster" not in heavy
+    status, heavy = imported_after([*argv, "--checkpoint", "ck"], corpus)
+    assert status == 0 and (corpus / "ck" / "manifest.json").is_file()
+    assert not {m for m in heavy if m.split(".")[0] in ("dask", "distributed")}

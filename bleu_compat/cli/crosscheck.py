@@ -58,6 +58,13 @@ def register(subparsers: Any) -> None:
     p.add_argument("--out", default="out/crosscheck", metavar="DIR",
                    help="report directory (default out/crosscheck)")
     p.add_argument("--workers", type=int, default=None, help="processes (default: available cores)")
+    p.add_argument("--cluster", default=None, metavar="ADDRESS",
+                   help="run the chunks on Dask: local[:N] (a LocalCluster of N worker processes, "
+                        "default 2) or a scheduler address (tcp://HOST:8786); the report is the "
+                        "one --workers writes (needs pip install 'bleu-compat[dask]')")
+    p.add_argument("--checkpoint", default=None, metavar="DIR",
+                   help="keep each finished chunk in DIR as it arrives; rerunning with the same "
+                        "arguments resumes there (other arguments are refused)")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
     add_impl_argument(p)
     p.add_argument("--no-html", action="store_true", help="do not write crosscheck.html")
@@ -109,10 +116,13 @@ def unwritable_dir(path: Path) -> str | None:
 def run_report(seed: int, cases: dict[str, int], real: bool, workers: int | None,
                show_progress: bool, invalid: dict[str, int] | None = None,
                implementations: tuple[str, ...] | None = None,
+               cluster: str | None = None, checkpoint: str | Path | None = None,
                ) -> tuple[dict[str, Any], float]:
     """Run a crosscheck and build its JSON report; returns (report, wall seconds).
 
     ``implementations`` default to ours and every library mode (``--impl``: users' callables).
+    ``cluster`` and ``checkpoint``: as :func:`bleu_compat.harness.run.run_crosscheck`
+    (its ConfigError and CheckpointMismatch propagate).
     """
     from bleu_compat.harness.report import build_report, versions_now
     from bleu_compat.harness.classify import IMPLEMENTATIONS
@@ -136,10 +146,11 @@ def run_report(seed: int, cases: dict[str, int], real: bool, workers: int | None
             task = bar.add_task("cases", total=total)
             tally = run_crosscheck(seed=seed, cases=cases, real_sets=real_sets, workers=workers,
                                    progress=lambda n: bar.advance(task, n), invalid=invalid,
-                                   implementations=impls)
+                                   implementations=impls, cluster=cluster, checkpoint=checkpoint)
     else:
         tally = run_crosscheck(seed=seed, cases=cases, real_sets=real_sets, workers=workers,
-                               invalid=invalid, implementations=impls)
+                               invalid=invalid, implementations=impls, cluster=cluster,
+                               checkpoint=checkpoint)
     elapsed = time.perf_counter() - start
     versions = {**versions_now(), **tally.versions}
     report = build_report(tally, seed=seed, cases=cases, versions=versions,
@@ -243,8 +254,32 @@ def cmd_crosscheck(args: argparse.Namespace) -> int:
     progress = not args.no_progress and sys.stderr.isatty()
     if impls:  # Invalid requests test ours' refusals: a run of users' implementations sends none.
         invalid = {}
-    report, elapsed = run_report(args.seed, cases, not args.no_real, args.workers, progress, invalid,
-                                 implementations=impls)
+    if args.cluster is not None:
+        from bleu_compat.cluster import parse_cluster
+        from bleu_compat.errors import ConfigError
+
+        try:
+            parse_cluster(args.cluster)
+        except ConfigError as exc:
+            return usage(str(exc))
+    try:
+        report, elapsed = run_report(args.seed, cases, not args.no_real, args.workers, progress,
+                                     invalid, implementations=impls, cluster=args.cluster,
+                                     checkpoint=args.checkpoint)
+    except KeyboardInterrupt:
+        if args.checkpoint is None:
+            raise
+        print(f"bleu-compat: interrupted; finished chunks are kept in {args.checkpoint}: "
+              "rerun the same command to resume", file=sys.stderr)
+        return 130
+    except Exception as exc:  # a bad checkpoint, no Dask, an unreachable or failed cluster
+        from bleu_compat.errors import ConfigError
+
+        if isinstance(exc, ConfigError):
+            resume = (f"; finished chunks are kept in {args.checkpoint}: rerun to resume"
+                      if args.checkpoint and type(exc).__name__ == "ClusterError" else "")
+            return usage(f"{exc}{resume}")
+        raise
     write_reports(report, out, elapsed, " ".join(sys.argv), html=not args.no_html)
     _summary(report, out, elapsed)
     return 1 if report["unexpected_count"] else 0

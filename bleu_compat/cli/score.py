@@ -145,6 +145,13 @@ def register(subparsers: Any) -> None:
             "segment (0-based), line (1-based), matches, totals, hyp_len, ref_len (closest)"
         ),
     )
+    # issue 16: sharded corpora on Dask (bleu_compat.cli.score_cluster)
+    p.add_argument(
+        "--cluster", metavar="ADDRESS", default=None,
+        help="HYP and REF are globs of aligned shards, one Dask task per shard, statistics "
+        "summed: local[:N] (a LocalCluster of N worker processes) or a scheduler address "
+        "(tcp://HOST:8786); needs pip install 'bleu-compat[dask]'",
+    )
     p.set_defaults(func=cmd_score)
 
 
@@ -424,6 +431,10 @@ def _fail(message: str) -> int:
 
 def cmd_score(args: argparse.Namespace) -> int:
     """Run ``score``; return the exit status (0, 1 on UNEXPECTED with --compare, 2 on bad input)."""
+    if getattr(args, "cluster", None) is not None:  # issue 16
+        from bleu_compat.cli.score_cluster import cmd_score_cluster
+
+        return cmd_score_cluster(args)
     # Files are read twice (checked, then streamed): a pipe or a process
     # substitution (/dev/stdin, <(...)) is first copied to a file of our own,
     # in a directory made only then.

@@ -10,6 +10,11 @@ and the library versions, never on scheduling. The bundled real corpora
 limits, so ours is :func:`bleu_compat.corpus_bleu` and the adapters get the
 request dict directly. UNEXPECTED discrepancies are then shrunk (in the
 parent) to minimal reproducers.
+
+With ``cluster`` the same chunks run as Dask tasks instead
+(:mod:`bleu_compat.cluster`, imported only then), merged in the same
+order; with ``checkpoint`` each finished chunk's tally is kept on disk as
+it arrives and a rerun with the same arguments runs only the rest.
 """
 
 from __future__ import annotations
@@ -278,6 +283,11 @@ def _run_invalid_chunk(seed: int, tool_id: str, start: int, count: int) -> Tally
 
 
 def _run_real(real: RealSet, implementations: tuple[str, ...], root: str | None) -> Tally:
+    import logging
+
+    # run_report quiets sacreBLEU's detokenization warning in its own process; a Dask
+    # worker is a process of its own (not a fork), so the unit quiets it where it runs
+    logging.getLogger("sacrebleu").setLevel(logging.ERROR)
     request = load_real_set(real, Path(root) if root else None)
     result = evaluate("bleu-corpus-compute", f"real:{real.name}", request,
                       implementations=implementations, ours=_ours_unlimited, keep_outputs=True)
@@ -330,6 +340,8 @@ def run_crosscheck(
     progress: Progress | None = None,
     shrink_unexpected: bool = True,
     invalid: dict[str, int] | None = None,
+    cluster: str | None = None,
+    checkpoint: Path | str | None = None,
 ) -> Tally:
     """Run a crosscheck and return the merged :class:`Tally`.
 
@@ -346,6 +358,19 @@ def run_crosscheck(
         invalid: tool -> number of generated invalid requests sent to ours and
             compared with the truth's checks (default none; the CLI passes
             :data:`DEFAULT_INVALID` per tool).
+        cluster: run the chunks as Dask tasks (``"local"``, ``"local:N"`` or a
+            scheduler address; :mod:`bleu_compat.cluster`) instead of on a
+            process pool; ``workers`` is then ignored. The merge is the same, in
+            chunk order, so the tally is the process pool's.
+        checkpoint: a directory keeping each finished chunk's tally as it
+            arrives; a rerun with the same arguments loads them and runs only
+            the rest (:class:`bleu_compat.cluster.Checkpoint`).
+
+    Raises:
+        bleu_compat.cluster.CheckpointMismatch: ``checkpoint`` holds a run of
+            other arguments.
+        ConfigError: ``cluster`` is malformed, Dask is not installed or the
+            scheduler cannot be reached.
     """
     cases = dict(DEFAULT_CASES if cases is None else cases)
     impls = tuple(implementations)
@@ -361,22 +386,50 @@ def run_crosscheck(
         for start in range(0, invalid.get(tool, 0), INVALID_CHUNK):
             count = min(INVALID_CHUNK, invalid[tool] - start)
             jobs.append((_run_invalid_chunk, (seed, tool, start, count), 0))
-    if workers is None:
-        workers = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
     tallies: list[Tally | None] = [None] * len(jobs)
-    if workers <= 1:
-        for i, (fn, args, weight) in enumerate(jobs):
-            tallies[i] = fn(*args)
-            if progress:
-                progress(weight)
-    else:
-        with ProcessPoolExecutor(max_workers=workers) as pool:
-            futures = {pool.submit(fn, *args): (i, weight) for i, (fn, args, weight) in enumerate(jobs)}
-            for future in as_completed(futures):
-                i, weight = futures[future]
-                tallies[i] = future.result()
+    store: Callable[[int, Tally], None]
+    if checkpoint is not None:
+        from bleu_compat.cluster import Checkpoint
+
+        saved = Checkpoint(checkpoint, _checkpoint_arguments(
+            seed, cases, impls, real_sets, invalid), len(jobs))
+        for i, t in saved.load().items():
+            if 0 <= i < len(jobs):
+                tallies[i] = t
                 if progress:
-                    progress(weight)
+                    progress(jobs[i][2])
+
+        def store(i: int, t: Tally) -> None:
+            saved.save(i, t)
+            tallies[i] = t
+    else:
+        def store(i: int, t: Tally) -> None:
+            tallies[i] = t
+    pending = [i for i, t in enumerate(tallies) if t is None]
+
+    def finished(i: int, t: Tally) -> None:
+        store(i, t)
+        if progress:
+            progress(jobs[i][2])
+
+    if cluster is not None and pending:
+        from bleu_compat.cluster import map_ordered, open_client
+
+        with open_client(cluster) as client:
+            chosen = [(jobs[i][0], jobs[i][1]) for i in pending]
+            map_ordered(client, chosen, lambda k, t: finished(pending[k], t))
+    elif pending:
+        if workers is None:
+            workers = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
+        if workers <= 1:
+            for i in pending:
+                fn, args, _ = jobs[i]
+                finished(i, fn(*args))
+        else:
+            with ProcessPoolExecutor(max_workers=workers) as pool:
+                futures = {pool.submit(jobs[i][0], *jobs[i][1]): i for i in pending}
+                for future in as_completed(futures):
+                    finished(futures[future], future.result())
     total = Tally()
     for t in tallies:
         assert t is not None
@@ -384,6 +437,18 @@ def run_crosscheck(
     if shrink_unexpected:
         _shrink_all(total)
     return total
+
+
+def _checkpoint_arguments(seed: int, cases: dict[str, int], impls: tuple[str, ...],
+                          real_sets: Sequence[RealSet], invalid: dict[str, int]) -> dict[str, Any]:
+    """What a checkpoint's tallies depend on: a rerun resumes only when all of it is equal."""
+    from bleu_compat.harness.report import versions_now
+
+    return {
+        "seed": seed, "cases": cases, "implementations": list(impls),
+        "real_sets": [r.name for r in real_sets], "invalid": invalid,
+        "chunk": CHUNK, "invalid_chunk": INVALID_CHUNK, "versions": versions_now(),
+    }
 
 
 def _shrink_all(tally: Tally) -> None:

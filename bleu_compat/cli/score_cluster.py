@@ -1,0 +1,68 @@
+"""``score --cluster``: corpus BLEU of sharded files, one Dask task per shard (issue 16).
+
+``bleu-compat score --cluster local:2 'hyp.*.txt' 'ref.*.txt'``: HYP and
+each REF are globs (or plain paths) matching the same number of files,
+sorted by name, shard k of each aligned with shard k of the others. Every
+shard is checked and counted on a worker
+(:func:`bleu_compat.cluster.sharded_corpus_stats`); the sufficient
+statistics (integers) are summed and BLEU is computed once from the sum,
+so the output is the single-process ``score`` of the concatenated files,
+byte for byte, in the ``line`` form (default) and ``--json``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from bleu_compat.bleu import bleu_from_stats
+from bleu_compat.errors import BleuCompatError
+from bleu_compat.jsonio import dumps_js
+
+__all__ = ["cmd_score_cluster"]
+
+_PROG = "bleu-compat score"
+
+
+def _fail(message: str) -> int:
+    print(f"{_PROG}: {message}", file=sys.stderr)
+    return 2
+
+
+def cmd_score_cluster(args: argparse.Namespace) -> int:
+    """Run ``score --cluster``; exit 0, or 2 on a usage or input error (message on stderr)."""
+    from bleu_compat.cli.score import _summary_line, result_json
+    from bleu_compat.cluster import open_client, parse_cluster, sharded_corpus_stats
+    from bleu_compat.tokenizers import get_tokenizer
+
+    unsupported = [flag for flag, dest in (
+        ("-i", "systems"), ("--compare", "compare"), ("--segments", "segments"), ("--html", "html"),
+    ) if getattr(args, dest, None)]
+    if unsupported:
+        return _fail(f"--cluster scores one sharded system (HYP REF [REF ...]): "
+                     f"{', '.join(unsupported)} not supported with it")
+    if getattr(args, "format", None) not in (None, "line"):
+        return _fail(f"--cluster writes the line summary or --json, not --format {args.format}")
+    fmt = "json" if getattr(args, "json", False) else "line"
+    if len(args.files) < 2:
+        return _fail("give HYP and at least one REF (globs of aligned shards)")
+    if args.max_order < 1:
+        return _fail(f"--max-order={args.max_order} must be >= 1")
+    if not 0 <= args.decimals <= 15:
+        return _fail(f"--decimals={args.decimals} must be between 0 and 15")
+    try:
+        spec = parse_cluster(args.cluster)
+        get_tokenizer(args.tokenize)
+        with open_client(spec) as client:
+            segments, stats, shards = sharded_corpus_stats(
+                client, args.files[0], args.files[1:], tokenize=args.tokenize,
+                max_order=args.max_order)
+    except (BleuCompatError, ImportError) as exc:
+        return _fail(str(exc))
+    result = bleu_from_stats(stats)
+    print(f"{_PROG}: {len(shards)} shards, {segments} segments", file=sys.stderr)
+    if fmt == "json":
+        print(dumps_js(result_json(result), indent=2))
+    else:
+        print(_summary_line(result, args.decimals))
+    return 0
