@@ -31,16 +31,20 @@ def _fail(message: str) -> int:
 
 def cmd_score_cluster(args: argparse.Namespace) -> int:
     """Run ``score --cluster``; exit 0, or 2 on a usage or input error (message on stderr)."""
-    from bleu_compat.cli.score import _summary_line, result_json
+    from bleu_compat.cli.score import _summary_line, result_json, signature
     from bleu_compat.cluster import open_client, parse_cluster, sharded_corpus_stats
     from bleu_compat.tokenizers import get_tokenizer
 
     unsupported = [flag for flag, dest in (
         ("-i", "systems"), ("--compare", "compare"), ("--segments", "segments"), ("--html", "html"),
-    ) if getattr(args, dest, None)]
+        ("-lc", "lowercase"), ("--config", "config"),
+    ) if getattr(args, dest, None) not in (None, False, [])
+        or (dest == "compare" and getattr(args, dest, None) is not None)]
     if unsupported:
         return _fail(f"--cluster scores one sharded system (HYP REF [REF ...]): "
                      f"{', '.join(unsupported)} not supported with it")
+    if getattr(args, "smooth_method", "none") != "none":
+        return _fail(f"--cluster scores the card's unsmoothed corpus BLEU, not -s {args.smooth_method}")
     if getattr(args, "format", None) not in (None, "line"):
         return _fail(f"--cluster writes the line summary or --json, not --format {args.format}")
     fmt = "json" if getattr(args, "json", False) else "line"
@@ -50,12 +54,14 @@ def cmd_score_cluster(args: argparse.Namespace) -> int:
         return _fail(f"--max-order={args.max_order} must be >= 1")
     if not 0 <= args.decimals <= 15:
         return _fail(f"--decimals={args.decimals} must be between 0 and 15")
+    # the HYP REF form: pre-tokenized text split on whitespace unless -tok says otherwise (SPEC.md §8)
+    tokenize = args.tokenize or "none"
     try:
         spec = parse_cluster(args.cluster)
-        get_tokenizer(args.tokenize)
+        get_tokenizer(tokenize)
         with open_client(spec) as client:
             segments, stats, shards = sharded_corpus_stats(
-                client, args.files[0], args.files[1:], tokenize=args.tokenize,
+                client, args.files[0], args.files[1:], tokenize=tokenize,
                 max_order=args.max_order)
     except (BleuCompatError, ImportError) as exc:
         return _fail(str(exc))
@@ -65,4 +71,6 @@ def cmd_score_cluster(args: argparse.Namespace) -> int:
         print(dumps_js(result_json(result), indent=2))
     else:
         print(_summary_line(result, args.decimals))
+        print("signature: " + signature(len(args.files) - 1, lowercase=False, tokenize=tokenize,
+                                        smooth=args.smooth_method, smooth_value=args.smooth_value))
     return 0
