@@ -274,8 +274,12 @@ def run_library(cfg: Configuration, hyp_lines: Sequence[str],
         sf = SmoothingFunction(epsilon=cfg.smooth_value) if cfg.smooth_value is not None \
             else SmoothingFunction()
         fn = None if cfg.smoothing == "none" else getattr(sf, cfg.smoothing)
-        return float(corpus_bleu(refs, hyps, weights=(1 / cfg.max_order,) * cfg.max_order,
-                                 smoothing_function=fn))
+        import warnings
+
+        with warnings.catch_warnings():  # method0's "0 counts of n-gram overlaps" advice, per call
+            warnings.simplefilter("ignore")
+            return float(corpus_bleu(refs, hyps, weights=(1 / cfg.max_order,) * cfg.max_order,
+                                     smoothing_function=fn))
     from bleu_compat.bleu import bleu_from_stats
     from bleu_compat.stats import corpus_stats
 

@@ -242,3 +242,12 @@ def test_reproducer_card_value_is_the_independent_truth(e) -> None:
     from bleu_compat.harness.truth import truth
 
     assert truth(e.tool_id, e.reproducer).expected.get(e.reproducer_field) == e.card_value
+
+
+def test_catalog_check_on_a_non_utf8_file_is_stale(tmp_path):
+    """`catalog --check` on a file that is not even UTF-8 says it is stale (exit 1), no internal error."""
+    from bleu_compat.cli import main
+
+    bad = tmp_path / "garbage.bin"
+    bad.write_bytes(b"\xff\xfe\x00garbage")
+    assert main(["catalog", "--check", "--out", str(bad)]) == 1

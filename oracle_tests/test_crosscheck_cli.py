@@ -119,3 +119,15 @@ class TestRefusedBeforeRunning:
         assert main(["gate", "--baseline", str(repo / "reports" / "baseline.json"),
                      "--report", str(out / "crosscheck.json")]) == 2
         assert "cannot be compared" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("args,needle", [
+    (["--cases", "99999999999999999999"], "--cases=99999999999999999999 must be between 0 and"),
+    (["--workers", "100000"], "--workers=100000 must be between 1 and 256"),
+    (["--invalid", "-1"], "--invalid=-1 must be between 0 and"),
+])
+def test_run_size_is_bounded(capsys: pytest.CaptureFixture[str], args: list[str], needle: str) -> None:
+    """A typo in the run's size is refused at once (10**20 cases once hung; 100,000 workers
+    started 100,000 processes)."""
+    assert main(["crosscheck", "--no-real", *args]) == 2
+    assert needle in capsys.readouterr().err

@@ -163,11 +163,22 @@ class TestFormats:
         assert code == 0 and row["max_order"] == 2 and len(row["matches"]) == 2
         assert ulp_distance(row["bleu"], mp_bleu(row["matches"], row["totals"], 1989, 1852)) <= 2
 
-    @pytest.mark.parametrize("value", ["0", "-1"])
+    @pytest.mark.parametrize("value", ["0", "-1", "9", "2147483648", "99999999999999999999999"])
     def test_bad_max_order_exits_2(self, capsys, value):
-        """--max-order below 1 is a usage error."""
+        """--max-order outside 1..8 (the cards' range) is a usage error, refused before any work
+        (2**31 once grew to 23 GB)."""
         code, _, err = run(capsys, HYP_TOK, REF_TOK, "--max-order", value)
-        assert code == 2 and f"--max-order={value} must be >= 1" in err
+        assert code == 2 and f"--max-order={value} must be between 1 and 8" in err
+
+    def test_compare_on_hypotheses_all_shorter_than_four(self, capsys, tmp_path):
+        """One 3-token segment: the decomposition's intermediate NLTK states hold a zero total
+        (no ZeroDivisionError), and NLTK's warnings do not leak."""
+        f = tmp_path / "abc.txt"
+        f.write_text("a b c\n", encoding="utf-8")
+        code, out, err = run(capsys, str(f), str(f), "--compare")
+        assert code == 0, err
+        assert "Warning" not in err and "internal error" not in err
+        assert "NLTK-ZERO-MATCH-TINY" in out
 
 
 class TestTokenize:

@@ -212,6 +212,8 @@ def cmd_catalog(args: argparse.Namespace) -> int:
         except OSError as exc:
             print(f"bleu-compat catalog: cannot read {path}: {exc.strerror}", file=sys.stderr)
             return 1
+        except UnicodeDecodeError:
+            current = None  # not even UTF-8: certainly not the catalog
         if current != text:
             print(f"bleu-compat catalog: {path} is stale; regenerate it with "
                   f"`bleu-compat catalog --out {path}`", file=sys.stderr)

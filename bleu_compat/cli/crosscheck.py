@@ -27,6 +27,11 @@ from typing import Any
 from bleu_compat.jsonio import dumps_js
 from bleu_compat.tools import TOOL_IDS
 
+#: Bounds on the run's size: a campaign of millions fits, a typo of 10**20 is refused at once.
+MAX_CASES = 100_000_000
+#: More processes than this only thrash a machine (each holds the libraries).
+MAX_WORKERS = 256
+
 __all__ = ["register", "cmd_crosscheck", "run_report", "write_reports", "usage", "unwritable_dir",
            "add_impl_argument", "resolve_impls"]
 
@@ -227,10 +232,10 @@ def cmd_crosscheck(args: argparse.Namespace) -> int:
     tools = _parse_tools(args.tools)
     if tools is None:
         return usage(f"--tools={args.tools!r}: give comma-separated ids from {', '.join(TOOL_IDS)}")
-    if args.cases is not None and args.cases < 0:
-        return usage(f"--cases={args.cases} must be >= 0")
-    if args.workers is not None and args.workers < 1:
-        return usage(f"--workers={args.workers} must be >= 1")
+    if args.cases is not None and not 0 <= args.cases <= MAX_CASES:
+        return usage(f"--cases={args.cases} must be between 0 and {MAX_CASES:,} per tool")
+    if args.workers is not None and not 1 <= args.workers <= MAX_WORKERS:
+        return usage(f"--workers={args.workers} must be between 1 and {MAX_WORKERS}")
     impls, problem = resolve_impls(args.impl)
     if problem:
         return usage(problem)
@@ -242,8 +247,8 @@ def cmd_crosscheck(args: argparse.Namespace) -> int:
         if "bleu-corpus-compute" not in served:
             args.no_real = True  # the real corpora are bleu-corpus-compute requests
     cases = {t: (DEFAULT_CASES[t] if args.cases is None else args.cases) for t in tools}
-    if args.invalid is not None and args.invalid < 0:
-        return usage(f"--invalid={args.invalid} must be >= 0")
+    if args.invalid is not None and not 0 <= args.invalid <= MAX_CASES:
+        return usage(f"--invalid={args.invalid} must be between 0 and {MAX_CASES:,} per tool")
     invalid = {t: (DEFAULT_INVALID if args.invalid is None else args.invalid) for t in tools}
     if not any(cases.values()) and not any(invalid.values()) and args.no_real:
         return usage("--cases 0 and --invalid 0 with --no-real leave nothing to check")

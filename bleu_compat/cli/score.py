@@ -562,6 +562,10 @@ def _lowered(source: str, spool: list[str], index: int) -> str:
 _SMOOTH_CARD = {"none": "none", "floor": "method1", "add-k": "method2", "exp": "method3"}
 
 
+#: The largest --max-order: the cards' schema maximum (bleu-corpus-compute max_order <= 8).
+MAX_ORDER = 8
+
+
 def signature(n_refs: int, *, lowercase: bool, tokenize: str, smooth: str,
               smooth_value: float | None = None) -> str:
     """sacreBLEU's signature style (SPEC.md §8), ``...|bleu-compat:VERSION`` last.
@@ -604,8 +608,9 @@ def _score(args: argparse.Namespace, spool: list[str]) -> int:
             "prints them on a machine that has it; the WMT17 en-de reference and "
             "uedin-nmt's output are bundled in fixtures/real/wmt17-en-de-uedin-nmt/)"
         )
-    if args.max_order < 1:
-        return _fail(f"--max-order={args.max_order} must be >= 1")
+    if not 1 <= args.max_order <= MAX_ORDER:
+        return _fail(f"--max-order={args.max_order} must be between 1 and {MAX_ORDER} "
+                     "(the cards' largest n-gram order)")
     if not 0 <= args.decimals <= 15:
         return _fail(f"--width={args.decimals} must be between 0 and 15")
     if args.smooth_method == "add-k" and args.smooth_value not in (None, 1.0):

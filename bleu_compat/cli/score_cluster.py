@@ -50,8 +50,8 @@ def cmd_score_cluster(args: argparse.Namespace) -> int:
     fmt = "json" if getattr(args, "json", False) else "line"
     if len(args.files) < 2:
         return _fail("give HYP and at least one REF (globs of aligned shards)")
-    if args.max_order < 1:
-        return _fail(f"--max-order={args.max_order} must be >= 1")
+    if not 1 <= args.max_order <= 8:
+        return _fail(f"--max-order={args.max_order} must be between 1 and 8 (the cards' largest n-gram order)")
     if not 0 <= args.decimals <= 15:
         return _fail(f"--decimals={args.decimals} must be between 0 and 15")
     # the HYP REF form: pre-tokenized text split on whitespace unless -tok says otherwise (SPEC.md §8)

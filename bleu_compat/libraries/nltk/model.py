@@ -132,6 +132,10 @@ def _smoothing(mode: str, request: Request, on: frozenset[str], cache: dict[Any,
     card_bleu = card_smoothed_bleu(request, sm, st, used, bp)
     if matches[0] == 0:
         bleu = 0.0
+    elif 0 in totals:
+        # NLTK cannot hold a zero total (NLTK-ZERO-TOTAL-NOT-A-FRACTION, switched off here):
+        # the dialect without that entry is the card for these statistics
+        bleu = card_bleu
     else:
         # NLTK's smoothed precisions (SmoothingFunction.methodK on Fraction(m, l))
         precisions: list[Any] = []
