@@ -191,6 +191,11 @@ def write_reports(report: dict[str, Any], out: Path, elapsed: float, command: st
             print(f"bleu-compat: crosscheck.html not written: {exc}", file=sys.stderr)
 
 
+def _written(out: Path) -> list[str]:
+    """The report formats actually written to ``out`` (the HTML page needs the html extra)."""
+    return [ext for ext in ("json", "md", "junit.xml", "html") if (out / f"crosscheck.{ext}").exists()]
+
+
 def _summary(report: dict[str, Any], out: Path | None, elapsed: float) -> None:
     v = report["versions"]
     n = sum(report["cases"].values())
@@ -211,7 +216,7 @@ def _summary(report: dict[str, Any], out: Path | None, elapsed: float) -> None:
           + "".join(f"{'; ' if i == 0 else ', '}{e} {row['count']}"
                     for i, (e, row) in enumerate(report["entries"].items())))
     print(f"UNEXPECTED: {report['unexpected_count']}; wall time {elapsed:.1f} s"
-          + (f"; reports in {out}/crosscheck.{{json,md,junit.xml,html}}" if out else ""))
+          + (f"; reports in {out}/crosscheck.{{{','.join(_written(out))}}}" if out else ""))
     for u in report["unexpected"][:5]:
         print(f"  UNEXPECTED {u['case_id']} {u['implementation']} {u['field']}: "
               f"card {u['card_value']!r}, got {u['library_value']!r}")
