@@ -244,3 +244,16 @@ class TestScore:
         """A missing argument is argparse's usage error, exit 2."""
         assert main(["score"]) == 2
         assert main([]) == 2
+
+
+@pytest.mark.parametrize("argv", [["nope"], ["bleu-corpus-compute", "/"], ["bleu-corpus-compute", "/no/such/file"]])
+def test_explain_refuses_like_run(capsys, argv) -> None:
+    """`explain` and `run` give the same JSON refusal (code, message, path) for a bad tool or FILE."""
+    from bleu_compat.cli import main
+
+    assert main(["run", *argv]) == 2
+    run_out = capsys.readouterr().out
+    assert main(["explain", *argv]) == 2
+    explain_out = capsys.readouterr().out
+    assert json.loads(run_out) == json.loads(explain_out)
+    assert json.loads(run_out)["error"]["code"] in ("not_found", "invalid_input")

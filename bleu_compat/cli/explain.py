@@ -182,24 +182,13 @@ def _text(doc: dict[str, Any]) -> str:
 def cmd_explain(args: argparse.Namespace) -> int:
     from bleu_compat.errors import ToolError
     from bleu_compat.jsonio import dumps_js
-    from bleu_compat.tools import MAX_REQUEST_BYTES, TOOL_IDS, validate_request
+    from bleu_compat.tools import validate_request
 
-    def refuse(code: str, message: str, path: str | None = None) -> int:
-        print(dumps_js({"error": {"code": code, "message": message, "path": path}}))
-        return 2
+    from bleu_compat.cli.run import read_request
 
-    if args.tool not in TOOL_IDS:
-        return refuse("invalid_input", f"unknown tool {args.tool!r}; known tools: {', '.join(TOOL_IDS)}")
-    try:
-        if args.file is None or args.file == "-":
-            data = sys.stdin.buffer.read(MAX_REQUEST_BYTES + 1)
-        else:
-            with open(args.file, "rb") as handle:
-                data = handle.read(MAX_REQUEST_BYTES + 1)
-    except OSError as exc:
-        return refuse("invalid_input", f"cannot read {args.file}: {exc.strerror or exc}")
-    if len(data) > MAX_REQUEST_BYTES:
-        return refuse("limit_exceeded", f"request is larger than {MAX_REQUEST_BYTES} bytes")
+    data, refused = read_request(args.tool, args.file)  # the same refusals as `run`
+    if data is None:
+        return refused or 2
     try:
         request = validate_request(args.tool, data)
     except ToolError as exc:

@@ -10,7 +10,7 @@ from bleu_compat.errors import ToolError
 from bleu_compat.jsonio import dumps_js
 from bleu_compat.tools import MAX_REQUEST_BYTES, TOOL_IDS, execute
 
-__all__ = ["register", "cmd_run"]
+__all__ = ["register", "cmd_run", "read_request"]
 
 
 def register(subparsers: Any) -> None:
@@ -44,25 +44,38 @@ def _refusal(code: str, message: str) -> int:
     return 2
 
 
-def cmd_run(args: argparse.Namespace) -> int:
-    if args.tool not in TOOL_IDS:
-        return _refusal(
-            "not_found", f"unknown tool {args.tool!r}; known tools: {', '.join(TOOL_IDS)}"
+def read_request(tool: str, file: str | None) -> tuple[bytes | None, int | None]:
+    """The request bytes of ``run``/``explain`` (FILE, or standard input for None or ``-``).
+
+    Returns ``(data, None)``, or ``(None, 2)`` after printing the JSON refusal:
+    an unknown tool (``not_found``), a FILE that cannot be read (``invalid_input``)
+    or more bytes than any valid request (``limit_exceeded``).
+    """
+    if tool not in TOOL_IDS:
+        return None, _refusal(
+            "not_found", f"unknown tool {tool!r}; known tools: {', '.join(TOOL_IDS)}"
         )
     try:
-        if args.file is None or args.file == "-":
+        if file is None or file == "-":
             data = sys.stdin.buffer.read(MAX_REQUEST_BYTES + 1)
         else:
-            with open(args.file, "rb") as handle:
+            with open(file, "rb") as handle:
                 data = handle.read(MAX_REQUEST_BYTES + 1)
     except OSError as exc:  # a directory, a missing or unreadable file, an I/O error
-        where = "standard input" if args.file in (None, "-") else repr(args.file)
-        return _refusal("invalid_input", f"cannot read {where}: {exc.strerror or exc}")
+        where = "standard input" if file in (None, "-") else repr(file)
+        return None, _refusal("invalid_input", f"cannot read {where}: {exc.strerror or exc}")
     if len(data) > MAX_REQUEST_BYTES:
-        return _error(ToolError(
+        return None, _error(ToolError(
             "limit_exceeded",
             f"request is larger than {MAX_REQUEST_BYTES} bytes, more than any valid request",
         ))
+    return data, None
+
+
+def cmd_run(args: argparse.Namespace) -> int:
+    data, refused = read_request(args.tool, args.file)
+    if data is None:
+        return refused or 2
     try:
         result = execute(args.tool, data)
     except ToolError as exc:
