@@ -138,6 +138,18 @@ def segment_stats(
     return SufficientStats(tuple(matches), tuple(totals), hyp_len, ref_len)
 
 
+def _check_corpus(hypotheses: Sequence[Tokens], references: Sequence[Sequence[Tokens]],
+                  max_order: int) -> None:
+    """The argument checks shared by :func:`corpus_stats` and :func:`per_segment_stats`."""
+    check_max_order(max_order)
+    if len(hypotheses) != len(references):
+        raise InvalidInputError(
+            f"len(references)={len(references)} must equal "
+            f"len(hypotheses)={len(hypotheses)}"
+        )
+    _check_references(references, 0)
+
+
 def _check_references(references: Sequence[Sequence[Tokens]], first_index: int) -> None:
     if not all(references):  # C-level scan; find the index only on failure
         for index, refs in enumerate(references):
@@ -182,13 +194,7 @@ def corpus_stats(
         InvalidInputError: the lengths differ or a segment has no reference.
         ConfigError: ``max_order`` < 1.
     """
-    check_max_order(max_order)
-    if len(hypotheses) != len(references):
-        raise InvalidInputError(
-            f"len(references)={len(references)} must equal "
-            f"len(hypotheses)={len(hypotheses)}"
-        )
-    _check_references(references, 0)
+    _check_corpus(hypotheses, references, max_order)
     n_tokens = _n_tokens(hypotheses, references)
     if n_tokens <= BLOCK_TOKENS:
         matches, totals, hyp_len, ref_len = _block_counts(
@@ -282,13 +288,7 @@ def per_segment_stats(
         InvalidInputError: the lengths differ or a segment has no reference.
         ConfigError: ``max_order`` < 1.
     """
-    check_max_order(max_order)
-    if len(hypotheses) != len(references):
-        raise InvalidInputError(
-            f"len(references)={len(references)} must equal "
-            f"len(hypotheses)={len(hypotheses)}"
-        )
-    _check_references(references, 0)
+    _check_corpus(hypotheses, references, max_order)
     out: list[SufficientStats] = []
     start = 0
     while start < len(hypotheses):
