@@ -79,10 +79,41 @@ def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
     return obj
 
 
+#: Byte order marks of the encodings a JSON text is sometimes sent in by mistake,
+#: longest first (the UTF-32 LE mark begins with the UTF-16 LE one).
+_OTHER_BOMS = (
+    (b"\xff\xfe\x00\x00", "UTF-32 little-endian", "FF FE 00 00"),
+    (b"\x00\x00\xfe\xff", "UTF-32 big-endian", "00 00 FE FF"),
+    (b"\xff\xfe", "UTF-16 little-endian", "FF FE"),
+    (b"\xfe\xff", "UTF-16 big-endian", "FE FF"),
+)
+
+#: A leading byte order mark written out as escape sequences instead of bytes
+#: (``printf '\xef\xbb\xbf'`` in a shell whose printf has no ``\x``, such as dash).
+_ESCAPED_BOM = re.compile(r"\s*(\\xef\\xbb\\xbf|\\ufeff)", re.IGNORECASE)
+
+_BOM_ADVICE = "strict JSON takes no byte order mark (RFC 8259 section 8.1 lets a parser refuse one); remove it"
+
+
+def _bom_problem(text: str, position: int) -> str | None:
+    """Why a JSON syntax error at ``position`` is a byte order mark, or None."""
+    if text[position:position + 1] == "\ufeff":
+        return "a U+FEFF byte order mark stands where a JSON value or delimiter must"
+    if position < 64 and not text[:position].strip():  # at the start, after whitespace
+        escaped = _ESCAPED_BOM.match(text)
+        if escaped:
+            return (f"the request starts with the text {escaped.group(1)}, a byte order mark "
+                    "written out as an escape sequence instead of bytes (printf in dash, for one, "
+                    "does not interpret \\x escapes)")
+    return None
+
+
 def loads_strict(data: bytes | bytearray | memoryview | str) -> dict[str, Any]:
     """Parse one request: strict JSON whose top level is an object.
 
-    Strict means: UTF-8 only (no byte order mark, no invalid sequences, no
+    Strict means: UTF-8 only (no byte order mark, anywhere outside a string:
+    RFC 8259 section 8.1 lets a parser ignore one, and these tools refuse it, with
+    a message naming it, on every interface; no invalid sequences, no
     lone surrogates, escaped or not); no ``NaN``, ``Infinity`` or numbers
     too large for a double; no duplicate keys; a top-level object; nesting
     at most :data:`MAX_DEPTH` deep; integers of at most
@@ -99,7 +130,12 @@ def loads_strict(data: bytes | bytearray | memoryview | str) -> dict[str, Any]:
     if isinstance(data, (bytes, bytearray, memoryview)):
         raw = data if isinstance(data, (bytes, bytearray)) else bytes(data)  # no copy of a body
         if raw.startswith(b"\xef\xbb\xbf"):
-            raise ToolError("invalid_input", "request starts with a UTF-8 byte order mark")
+            raise ToolError("invalid_input",
+                            f"request starts with a UTF-8 byte order mark (EF BB BF); {_BOM_ADVICE}")
+        for mark, encoding, shown in _OTHER_BOMS:
+            if raw.startswith(mark):
+                raise ToolError("invalid_input", f"request is not UTF-8: it starts with a {encoding} "
+                                f"byte order mark ({shown}); send UTF-8 without a byte order mark")
         try:
             text = raw.decode("utf-8")
         except UnicodeDecodeError as exc:
@@ -109,7 +145,7 @@ def loads_strict(data: bytes | bytearray | memoryview | str) -> dict[str, Any]:
     else:
         text = data
         if text.startswith("\ufeff"):
-            raise ToolError("invalid_input", "request starts with a byte order mark")
+            raise ToolError("invalid_input", f"request starts with a byte order mark (U+FEFF); {_BOM_ADVICE}")
     if not text.strip():
         raise ToolError("invalid_input", "request is empty: expected a JSON object")
     # An integer literal over MAX_INT_DIGITS digits needs a digit run that
@@ -124,8 +160,12 @@ def loads_strict(data: bytes | bytearray | memoryview | str) -> dict[str, Any]:
             **hooks,
         )
     except json.JSONDecodeError as exc:
+        where = f"at line {exc.lineno} column {exc.colno}"
+        bom = _bom_problem(text, exc.pos)
         raise ToolError(
-            "invalid_input", f"malformed JSON: {exc.msg} at line {exc.lineno} column {exc.colno}"
+            "invalid_input",
+            f"malformed JSON: {exc.msg} {where}" if bom is None
+            else f"malformed JSON {where}: {bom}; {_BOM_ADVICE}",
         ) from None
     except RecursionError:
         raise ToolError("invalid_input", "malformed JSON: nesting is too deep") from None

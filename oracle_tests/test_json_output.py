@@ -33,9 +33,12 @@ def test_catalog_json() -> None:
 
 
 def test_catalog_json_check_refused() -> None:
-    """--check compares the Markdown file: with --format json it is a usage error (exit 2)."""
+    """--check compares the Markdown file: with --format json it is a usage error (exit 2),
+    answered as JSON (the format asked for) on standard output."""
     proc = _run("catalog", "--format", "json", "--check")
-    assert proc.returncode == 2 and "--check" in proc.stderr
+    assert proc.returncode == 2 and proc.stderr == ""
+    error = json.loads(proc.stdout)["error"]
+    assert error["code"] == "usage_error" and "--check" in error["message"]
 
 
 @pytest.fixture(scope="module")

@@ -6,6 +6,7 @@ import argparse
 import sys
 from typing import Any
 
+from bleu_compat.cli.usage import report_usage_errors
 from bleu_compat.bigram import BigramInputError, run_bigram_protocol
 
 __all__ = ["register", "cmd_bigram"]
@@ -22,6 +23,7 @@ def register(subparsers: Any) -> None:
         ),
     )
     p.set_defaults(func=cmd_bigram)
+    report_usage_errors(p)  # SPEC.md section 6: one line on standard error, exit 2
 
 
 def cmd_bigram(args: argparse.Namespace) -> int:

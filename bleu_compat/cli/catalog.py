@@ -18,6 +18,7 @@ from typing import Any
 from bleu_compat.catalog import (
     ENTRIES, LIBRARY_NAMES, MEASURED, CatalogEntry, dialect_label, known_dialects,
 )
+from bleu_compat.cli.usage import asks_for, refuse, report_usage_errors
 from bleu_compat.jsonio import dumps_js
 
 __all__ = ["register", "render_markdown", "render_json", "DEFAULT_OUT", "JSON_FORMAT"]
@@ -44,6 +45,7 @@ def register(subparsers: Any) -> None:
     p.add_argument("--check", action="store_true",
                    help=f"exit 1 if FILE (default {DEFAULT_OUT}) differs from a fresh rendering")
     p.set_defaults(func=cmd_catalog)
+    report_usage_errors(p, json=asks_for("--format", "-f", value="json"))
 
 
 def _version(library: str) -> str:
@@ -201,12 +203,14 @@ def render_json() -> dict[str, Any]:
 
 def cmd_catalog(args: argparse.Namespace) -> int:
     if args.format == "json" and args.check:
-        print("bleu-compat catalog: --check compares the Markdown file; it takes no --format json",
-              file=sys.stderr)
-        return 2
+        return refuse("bleu-compat catalog",
+                      "--check compares the Markdown file; it takes no --format json", json=True)
     text = render_markdown() if args.format == "markdown" else dumps_js(render_json(), indent=2) + "\n"
     if args.check:
         path = Path(args.out or DEFAULT_OUT)
+        if path.is_dir():
+            return refuse("bleu-compat catalog", f"--out {path} is a directory; --check compares a "
+                          f"file (default {DEFAULT_OUT})")
         try:
             current = path.read_text(encoding="utf-8")
         except OSError as exc:
@@ -222,12 +226,15 @@ def cmd_catalog(args: argparse.Namespace) -> int:
         return 0
     if args.out:
         path = Path(args.out)
+        if path.is_dir():
+            return refuse("bleu-compat catalog", f"--out {path} is a directory; give a file name "
+                          f"(e.g. {DEFAULT_OUT})", json=args.format == "json")
         try:
             path.parent.mkdir(parents=True, exist_ok=True)
             path.write_text(text, encoding="utf-8")
         except OSError as exc:
-            print(f"bleu-compat catalog: cannot write {path}: {exc.strerror}", file=sys.stderr)
-            return 2
+            return refuse("bleu-compat catalog", f"cannot write {path}: {exc.strerror or exc}",
+                          json=args.format == "json")
         print(f"wrote {path} ({len(ENTRIES)} entries)")
         return 0
     sys.stdout.write(text)

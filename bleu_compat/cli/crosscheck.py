@@ -24,6 +24,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+from bleu_compat.cli.usage import report_usage_errors, whole_number
 from bleu_compat.jsonio import dumps_js
 from bleu_compat.tools import TOOL_IDS
 
@@ -38,7 +39,7 @@ __all__ = ["register", "cmd_crosscheck", "run_report", "write_reports", "usage",
 
 def register(subparsers: Any) -> None:
     """Add the ``crosscheck`` command."""
-    from bleu_compat.harness.run import DEFAULT_CASES, DEFAULT_SEED
+    from bleu_compat.harness.run import DEFAULT_CASES, DEFAULT_INVALID, DEFAULT_SEED
 
     p = subparsers.add_parser(
         "crosscheck", help="run ours, sacreBLEU and NLTK side by side and explain every difference",
@@ -52,17 +53,21 @@ def register(subparsers: Any) -> None:
         ),
     )
     p.add_argument("--seed", type=int, default=DEFAULT_SEED, help=f"generator seed (default {DEFAULT_SEED})")
-    p.add_argument("--cases", type=int, default=None, metavar="N",
-                   help=f"generated cases per tool (default {DEFAULT_CASES['bleu-corpus-compute']})")
+    p.add_argument("--cases", type=whole_number(0, MAX_CASES), default=None, metavar="N",
+                   help=f"generated cases per tool, 0 to {MAX_CASES:,} (default "
+                        f"{DEFAULT_CASES['bleu-corpus-compute']}); 0 runs no generated case")
     p.add_argument("--tools", default=",".join(TOOL_IDS), metavar="IDS",
                    help="comma-separated tool ids (default: all three)")
-    p.add_argument("--invalid", type=int, default=None, metavar="N",
+    p.add_argument("--invalid", type=whole_number(0, MAX_CASES), default=None, metavar="N",
                    help="generated invalid requests per tool, sent to ours and compared with the "
-                        "truth's own SPEC.md section 2 checks (default 150)")
+                        f"truth's own SPEC.md section 2 checks (default {DEFAULT_INVALID}, or "
+                        "--cases when that is smaller: --cases 0 sends none unless --invalid is "
+                        "given)")
     p.add_argument("--no-real", action="store_true", help="skip the bundled real corpora")
     p.add_argument("--out", default="out/crosscheck", metavar="DIR",
                    help="report directory (default out/crosscheck)")
-    p.add_argument("--workers", type=int, default=None, help="processes (default: available cores)")
+    p.add_argument("--workers", type=whole_number(1, MAX_WORKERS), default=None, metavar="N",
+                   help=f"processes, 1 to {MAX_WORKERS} (default: available cores)")
     p.add_argument("--cluster", default=None, metavar="ADDRESS",
                    help="run the chunks on Dask: local[:N] (a LocalCluster of N worker processes, "
                         "default 2) or a scheduler address (tcp://HOST:8786); the report is the "
@@ -74,6 +79,7 @@ def register(subparsers: Any) -> None:
     add_impl_argument(p)
     p.add_argument("--no-html", action="store_true", help="do not write crosscheck.html")
     p.set_defaults(func=cmd_crosscheck)
+    report_usage_errors(p)
 
 
 def add_impl_argument(p: Any) -> None:
@@ -102,7 +108,8 @@ def resolve_impls(specs: list[str] | None) -> tuple[tuple[str, ...] | None, str 
 
 
 def usage(message: str) -> int:
-    print(f"bleu-compat: {message}", file=sys.stderr)
+    """Print a usage error of ``crosscheck`` (one line on standard error); return 2."""
+    print(f"bleu-compat crosscheck: {message}", file=sys.stderr)
     return 2
 
 
@@ -199,8 +206,10 @@ def _written(out: Path) -> list[str]:
 def _summary(report: dict[str, Any], out: Path | None, elapsed: float) -> None:
     v = report["versions"]
     n = sum(report["cases"].values())
+    n_invalid = sum(row.get("cases", 0) for row in report.get("invalid", {}).values())
     print(f"bleu-compat crosscheck: seed {report['seed']}, {n} generated cases "
           f"({', '.join(f'{t} {c}' for t, c in report['cases'].items())}), "
+          f"{n_invalid} invalid requests, "
           f"{len(report['real'])} real corpora; sacreBLEU {v.get('sacrebleu')}, NLTK {v.get('nltk')}")
     for tool, rows in report["summary"].items():
         for impl, row in rows.items():
@@ -237,10 +246,6 @@ def cmd_crosscheck(args: argparse.Namespace) -> int:
     tools = _parse_tools(args.tools)
     if tools is None:
         return usage(f"--tools={args.tools!r}: give comma-separated ids from {', '.join(TOOL_IDS)}")
-    if args.cases is not None and not 0 <= args.cases <= MAX_CASES:
-        return usage(f"--cases={args.cases} must be between 0 and {MAX_CASES:,} per tool")
-    if args.workers is not None and not 1 <= args.workers <= MAX_WORKERS:
-        return usage(f"--workers={args.workers} must be between 1 and {MAX_WORKERS}")
     impls, problem = resolve_impls(args.impl)
     if problem:
         return usage(problem)
@@ -252,11 +257,14 @@ def cmd_crosscheck(args: argparse.Namespace) -> int:
         if "bleu-corpus-compute" not in served:
             args.no_real = True  # the real corpora are bleu-corpus-compute requests
     cases = {t: (DEFAULT_CASES[t] if args.cases is None else args.cases) for t in tools}
-    if args.invalid is not None and not 0 <= args.invalid <= MAX_CASES:
-        return usage(f"--invalid={args.invalid} must be between 0 and {MAX_CASES:,} per tool")
-    invalid = {t: (DEFAULT_INVALID if args.invalid is None else args.invalid) for t in tools}
+    # The invalid requests scale with the run: a user who asks for 10 cases (or 0) does
+    # not expect 150 invalid requests per tool; an explicit --invalid is taken as given.
+    invalid = {t: (min(DEFAULT_INVALID, cases[t]) if args.invalid is None else args.invalid)
+               for t in tools}
     if not any(cases.values()) and not any(invalid.values()) and args.no_real:
-        return usage("--cases 0 and --invalid 0 with --no-real leave nothing to check")
+        return usage("--cases 0 " + ("--invalid 0 " if args.invalid is not None else "")
+                     + "with --no-real leaves nothing to check (without --invalid N, the invalid "
+                     "requests follow --cases)")
     out = Path(args.out)
     problem = unwritable_dir(out)
     if problem:

@@ -16,7 +16,6 @@ request (the ``{"error": ...}`` object on standard output) or usage error.
 from __future__ import annotations
 
 import argparse
-import sys
 from typing import Any
 
 __all__ = ["register", "cmd_explain", "explain_request"]
@@ -35,7 +34,9 @@ def register(subparsers: Any) -> None:
             "FILE (or standard input) and print each output, the verdict and the catalog entries "
             "whose models reproduce it bit for bit, field by field. Exit 0: nothing UNEXPECTED; "
             "1: some output no dialect reproduces; 2: a bad request (its error JSON on standard "
-            f"output) or usage error. Requests over {MAX_REQUEST_BYTES} bytes are refused unread."
+            f"output) or usage error. Requests over {MAX_REQUEST_BYTES} bytes are refused unread. "
+            "A usage error is one line on standard error, or with --format json the error "
+            "object (code usage_error) on standard output."
         ),
     )
     p.add_argument("tool", metavar="TOOL", help="one of: " + ", ".join(TOOL_IDS))
@@ -45,6 +46,9 @@ def register(subparsers: Any) -> None:
 
     add_impl_argument(p)
     p.set_defaults(func=cmd_explain)
+    from bleu_compat.cli.usage import asks_for, report_usage_errors
+
+    report_usage_errors(p, json=asks_for("--format", "-f", value="json"))
 
 
 def _library_own(impl: str, raw: dict[str, Any] | None, output: dict[str, Any] | None) -> str | None:
@@ -198,8 +202,9 @@ def cmd_explain(args: argparse.Namespace) -> int:
 
     impls, problem = resolve_impls(args.impl)
     if problem:
-        print(f"bleu-compat: {problem}", file=sys.stderr)
-        return 2
+        from bleu_compat.cli.usage import refuse
+
+        return refuse("bleu-compat explain", problem, json=args.format == "json")
     doc = explain_request(args.tool, request, impls)
     print(dumps_js(doc, indent=2) if args.format == "json" else _text(doc))
     return 1 if doc["unexpected"] else 0

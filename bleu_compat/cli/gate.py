@@ -16,8 +16,9 @@ from pathlib import Path
 from typing import Any
 
 from bleu_compat.cli.crosscheck import (
-    add_impl_argument, resolve_impls, run_report, unwritable_dir, usage, write_reports,
+    MAX_WORKERS, add_impl_argument, resolve_impls, run_report, unwritable_dir, write_reports,
 )
+from bleu_compat.cli.usage import asks_for, refuse, report_usage_errors, whole_number
 from bleu_compat.jsonio import dumps_js
 from bleu_compat.tools import TOOL_IDS
 
@@ -58,12 +59,14 @@ def register(subparsers: Any) -> None:
     p.add_argument("--report", metavar="FILE", help="use this crosscheck.json instead of running")
     p.add_argument("--update", action="store_true", help="rewrite the baseline from this run")
     p.add_argument("--out", default=None, metavar="DIR", help="also write the run's reports here")
-    p.add_argument("--workers", type=int, default=None, help="processes (default: available cores)")
+    p.add_argument("--workers", type=whole_number(1, MAX_WORKERS), default=None, metavar="N",
+                   help=f"processes, 1 to {MAX_WORKERS} (default: available cores)")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
     p.add_argument("--format", "-f", choices=("text", "json"), default="text",
                    help="text (default) or json: the verdict, the problems and the reproducers as data")
     add_impl_argument(p)
     p.set_defaults(func=cmd_gate)
+    report_usage_errors(p, json=asks_for("--format", "-f", value="json"))
 
 
 #: What ``gate`` accepts as a baseline (checked with jsonschema before use).
@@ -91,15 +94,84 @@ BASELINE_SCHEMA: dict[str, Any] = {
 }
 
 
-def _baseline_problem(baseline: Any, path: Path) -> str | None:
+#: What ``gate --report`` accepts: the parts of a ``crosscheck.json`` the gate reads.
+REPORT_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "required": ["seed", "cases", "kinds", "real", "unexpected_count", "versions"],
+    "properties": {
+        "seed": {"type": "integer"},
+        "cases": BASELINE_SCHEMA["properties"]["cases"],
+        "versions": {"type": "object"},
+        "unexpected_count": {"type": "integer", "minimum": 0},
+        "kinds": {"type": "array", "items": {
+            "type": "object", "required": ["name"], "properties": {"name": {"type": "string"}}}},
+        "real": {"type": "array", "items": {
+            "type": "object", "required": ["name", "scores", "discrepancies"],
+            "properties": {
+                "name": {"type": "string"},
+                "scores": {"type": "object", "additionalProperties": {"type": ["number", "null"]}},
+                "discrepancies": {"type": "array", "items": {
+                    "type": "object", "required": ["implementation", "field", "entries"],
+                    "properties": {"implementation": {"type": "string"}, "field": {"type": "string"},
+                                   "entries": {"type": "array", "items": {"type": "string"}}}}},
+            }}},
+        "implementations": {"type": "array", "items": {"type": "string"}},
+        "unexpected": {"type": "array", "items": {
+            "type": "object", "required": ["implementation", "field"],
+            "properties": {"implementation": {"type": "string"}, "field": {"type": "string"},
+                           "command": {"type": ["string", "null"]}}}},
+    },
+}
+
+
+def _schema_problem(document: Any, schema: dict[str, Any]) -> str | None:
+    """The first way ``document`` breaks ``schema`` (jsonschema's best match), or None."""
     import jsonschema
 
     error = jsonschema.exceptions.best_match(
-        jsonschema.Draft202012Validator(BASELINE_SCHEMA).iter_errors(baseline))
+        jsonschema.Draft202012Validator(schema).iter_errors(document))
     if error is None:
         return None
     where = "/".join(str(p) for p in error.absolute_path) or "top level"
-    return f"{path} is not a valid {BASELINE_FORMAT} baseline ({where}: {error.message})"
+    message = error.message if len(error.message) <= 200 else error.message[:197] + "..."
+    return f"{where}: {message}"
+
+
+def read_json_document(path: Path, schema: dict[str, Any]) -> tuple[Any, str | None]:
+    """``(document, None)`` for a readable JSON file matching ``schema``, else ``(None, why)``.
+
+    ``why`` is a short reason in words: the file is missing, a directory,
+    unreadable, empty, not UTF-8, starts with a byte order mark, is not JSON
+    (the decoder's message and position), or breaks the schema (where and how).
+    """
+    if path.is_dir():
+        return None, "it is a directory"
+    try:
+        data = path.read_bytes()
+    except FileNotFoundError:
+        return None, "it does not exist"
+    except OSError as exc:
+        return None, f"it cannot be read: {exc.strerror or exc}"
+    if not data.strip():
+        return None, "it is empty" if not data else "it holds only whitespace"
+    if data.startswith(b"\xef\xbb\xbf"):
+        return None, "it starts with a UTF-8 byte order mark"
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        return None, f"it is not UTF-8 text (invalid byte at offset {exc.start})"
+    try:
+        document = json.loads(text)
+    except ValueError as exc:  # JSONDecodeError; also int() of an over-long number
+        return None, f"it is not JSON: {exc}"
+    problem = _schema_problem(document, schema)
+    return (None, problem) if problem else (document, None)
+
+
+def _not_a_baseline(path: Path, why: str) -> str:
+    return (f"--baseline {path} is not a valid {BASELINE_FORMAT} baseline as "
+            f"`bleu-compat gate --update` writes it ({why}); regenerate it with "
+            f"`bleu-compat gate --baseline {path} --update`")
 
 
 
@@ -179,22 +251,27 @@ def versions_note(baseline: dict[str, Any], current: dict[str, Any]) -> str | No
 
 
 def cmd_gate(args: argparse.Namespace) -> int:
+    def usage(message: str) -> int:
+        return refuse("bleu-compat gate", message, json=args.format == "json")
+
     baseline_path = Path(args.baseline)
     baseline: dict[str, Any] | None = None
+    if baseline_path.is_dir():
+        return usage(f"--baseline {baseline_path} is a directory; give the baseline file "
+                     "(`bleu-compat gate --baseline FILE --update` writes one)")
+    if not baseline_path.exists() and not args.update:
+        return usage(f"--baseline {baseline_path} does not exist; create it with "
+                     f"`bleu-compat gate --baseline {baseline_path} --update`")
     if baseline_path.exists():
-        try:
-            baseline = json.loads(baseline_path.read_text(encoding="utf-8"))
-        except (OSError, ValueError) as exc:
-            return usage(f"cannot read baseline {baseline_path}: {exc}")
-        problem = _baseline_problem(baseline, baseline_path)
-        if problem:
-            return usage(problem)
-    elif not args.update:
-        return usage(f"baseline {baseline_path} does not exist (create it with --update)")
+        baseline, why = read_json_document(baseline_path, BASELINE_SCHEMA)
+        if why is not None:
+            if not args.update:
+                return usage(_not_a_baseline(baseline_path, why))
+            # --update is the way out that the message above offers: start afresh.
+            print(f"bleu-compat gate: replacing {baseline_path}, which is not a valid "
+                  f"{BASELINE_FORMAT} baseline ({why})", file=sys.stderr)
     if args.update:
         problem = unwritable_dir(baseline_path.parent)
-        if problem is None and baseline_path.is_dir():
-            problem = f"--baseline {baseline_path} is a directory"
         if problem:
             return usage(problem)
     if args.out:
@@ -202,14 +279,12 @@ def cmd_gate(args: argparse.Namespace) -> int:
         if problem:
             return usage(problem)
     if args.report:
-        try:
-            report = json.loads(Path(args.report).read_text(encoding="utf-8"))
-        except (OSError, ValueError) as exc:
-            return usage(f"cannot read report {args.report}: {exc}")
-        if not isinstance(report, dict) or not {"seed", "cases", "kinds", "real", "unexpected_count",
-                                                "versions"} <= set(report):
-            return usage(f"{args.report} is not a crosscheck.json report")
-        if baseline is not None and (report["seed"], report["cases"]) != (baseline["seed"], baseline["cases"]):
+        report, why = read_json_document(Path(args.report), REPORT_SCHEMA)
+        if why is not None:
+            return usage(f"--report {args.report} is not a crosscheck.json report as "
+                         f"`bleu-compat crosscheck` writes it ({why})")
+        if baseline is not None and not args.update and \
+                (report["seed"], report["cases"]) != (baseline["seed"], baseline["cases"]):
             return usage(
                 f"{args.report} was run with seed {report['seed']} and cases {report['cases']}; "
                 f"the baseline with seed {baseline['seed']} and cases {baseline['cases']}: "

@@ -29,6 +29,8 @@ def default_source() -> Path:
 
 def register(subparsers: Any) -> None:
     """Add the ``matrix`` command."""
+    from bleu_compat.cli.crosscheck import MAX_CASES, MAX_WORKERS
+    from bleu_compat.cli.usage import report_usage_errors, whole_number
     from bleu_compat.matrix import DEFAULT_CASES
 
     p = subparsers.add_parser(
@@ -47,19 +49,22 @@ def register(subparsers: Any) -> None:
     p.add_argument("--nltk", metavar="VERSIONS", help="comma-separated NLTK releases")
     p.add_argument("--all", action="store_true",
                    help="every release line measured (sacreBLEU 1.2-2.6, NLTK 3.4-3.10)")
-    p.add_argument("--cases", type=int, default=DEFAULT_CASES, metavar="N",
-                   help=f"generated cases per tool in each environment (default {DEFAULT_CASES})")
+    p.add_argument("--cases", type=whole_number(0, MAX_CASES), default=DEFAULT_CASES, metavar="N",
+                   help=f"generated cases per tool in each environment, 0 to {MAX_CASES:,} "
+                        f"(default {DEFAULT_CASES})")
     p.add_argument("--seed", type=int, default=0, help="generator seed (default 0)")
     p.add_argument("--cache", metavar="DIR", default=None,
                    help="environment cache (default $BLEU_COMPAT_CACHE or ~/.cache/bleu-compat/envs)")
     p.add_argument("--out", default="out/matrix", metavar="DIR", help="report directory (default out/matrix)")
-    p.add_argument("--workers", type=int, default=None, help="processes per crosscheck (default: cores)")
+    p.add_argument("--workers", type=whole_number(1, MAX_WORKERS), default=None, metavar="N",
+                   help=f"processes per crosscheck, 1 to {MAX_WORKERS} (default: cores)")
     p.add_argument("--offline", action="store_true", help="use cached environments only; build none")
     p.add_argument("--measure", action="store_true",
                    help="judge every release by all of its library's entries (to find a new "
                         "release's dialect) instead of its recorded dialect")
     p.add_argument("--no-progress", action="store_true", help="no progress display")
     p.set_defaults(func=cmd_matrix)
+    report_usage_errors(p)
 
 
 def _usage(message: str) -> int:
@@ -83,10 +88,6 @@ def cmd_matrix(args: argparse.Namespace) -> int:
         return _usage(str(exc))
     if not specs:
         return _usage("name releases with --sacrebleu and/or --nltk, or use --all")
-    if args.cases < 0:
-        return _usage(f"--cases={args.cases} must be >= 0")
-    if args.workers is not None and args.workers < 1:
-        return _usage(f"--workers={args.workers} must be >= 1")
     source = default_source()
     if not (source / "pyproject.toml").is_file():
         return _usage(f"cannot find this project's source (pyproject.toml) at {source}")

@@ -6,6 +6,7 @@ import argparse
 import sys
 from typing import Any
 
+from bleu_compat.cli.usage import report_usage_errors
 from bleu_compat.errors import ToolError
 from bleu_compat.jsonio import dumps_js
 from bleu_compat.tools import MAX_REQUEST_BYTES, TOOL_IDS, execute
@@ -24,12 +25,14 @@ def register(subparsers: Any) -> None:
             "so do an unknown TOOL (code not_found) and a FILE that cannot be read (a "
             "directory, a missing or unreadable file: code invalid_input). "
             f"Requests larger than {MAX_REQUEST_BYTES} bytes are refused unread "
-            "(limit_exceeded)."
+            "(limit_exceeded). A usage error (an extra argument, an unknown option, no TOOL) "
+            "is the same object with code usage_error, exit 2."
         ),
     )
     p.add_argument("tool", metavar="TOOL", help="one of: " + ", ".join(TOOL_IDS))
     p.add_argument("file", metavar="FILE", nargs="?", help="request JSON (default: standard input)")
     p.set_defaults(func=cmd_run)
+    report_usage_errors(p, json=True)
 
 
 def _error(exc: ToolError) -> int:

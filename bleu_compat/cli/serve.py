@@ -6,23 +6,36 @@ import argparse
 import sys
 from typing import Any
 
+from bleu_compat.cli.usage import report_usage_errors, seconds, whole_number
+from bleu_compat.tools import MAX_REQUEST_BYTES
+
 __all__ = ["register"]
 
 _LOG_LEVELS = ("critical", "error", "warning", "info", "debug")
 
+#: The least --body-budget-mib: room for one request of the largest size
+#: (ServerLimits refuses a smaller budget, in bytes).
+MIN_BUDGET_MIB = -(-MAX_REQUEST_BYTES // 2**20)
+
 #: (flag, type, metavar, help) of each ServerLimits field given on the command line.
+#: Each type refuses a value out of range with a message naming the range; the
+#: flag is named by argparse (``argument --body-budget-mib: ...``).
 _LIMIT_OPTIONS = (
-    ("--header-timeout", float, "S",
+    ("--header-timeout", seconds, "S",
      "request line and headers complete within S seconds of the connection opening or "
-     "the previous response (default 10)"),
-    ("--keep-alive-timeout", float, "S", "close idle keep-alive connections after S seconds (default 5)"),
-    ("--body-idle-timeout", float, "S", "longest pause within a request body, seconds (default 10)"),
-    ("--body-timeout", float, "S", "a whole request body within S seconds (default 60)"),
-    ("--max-connections", int, "N", "open connections served; more get 503 (default 256)"),
-    ("--admission-timeout", float, "S",
-     "longest wait for room in the body budget before 503 (default 60)"),
-    ("--body-budget-mib", int, "MIB",
-     "MiB of request bodies read, parsed and computed at once; bounds memory (default 24, at least 16)"),
+     "the previous response (S > 0; default 10)"),
+    ("--keep-alive-timeout", seconds, "S",
+     "close idle keep-alive connections after S seconds (S > 0; default 5)"),
+    ("--body-idle-timeout", seconds, "S",
+     "longest pause within a request body, seconds (S > 0; default 10)"),
+    ("--body-timeout", seconds, "S", "a whole request body within S seconds (S > 0; default 60)"),
+    ("--max-connections", whole_number(1), "N",
+     "open connections served, N >= 1; more get 503 (default 256)"),
+    ("--admission-timeout", seconds, "S",
+     "longest wait for room in the body budget before 503 (S > 0; default 60)"),
+    ("--body-budget-mib", whole_number(MIN_BUDGET_MIB, unit="of MiB"), "MIB",
+     "MiB of request bodies read, parsed and computed at once; bounds memory "
+     f"(default 24, at least {MIN_BUDGET_MIB})"),
 )
 
 
@@ -40,7 +53,8 @@ def register(subparsers: Any) -> None:
         ),
     )
     p.add_argument("--host", default="127.0.0.1", help="address to bind (default 127.0.0.1)")
-    p.add_argument("--port", type=int, default=8000, help="TCP port (default 8000; 0 picks a free one)")
+    p.add_argument("--port", type=whole_number(0, 65535), default=8000,
+                   help="TCP port, 0 to 65535 (default 8000; 0 picks a free one)")
     p.add_argument(
         "--log-level", choices=_LOG_LEVELS, default="info",
         help="uvicorn log level (default info: one access line per request)",
@@ -50,12 +64,10 @@ def register(subparsers: Any) -> None:
     for flag, kind, meta, text in _LIMIT_OPTIONS:
         p.add_argument(flag, type=kind, default=None, metavar=meta, help=text)
     p.set_defaults(func=cmd_serve)
+    report_usage_errors(p)
 
 
 def cmd_serve(args: argparse.Namespace) -> int:
-    if not 0 <= args.port <= 65535:
-        print(f"bleu-compat serve: --port={args.port} must be in 0..65535", file=sys.stderr)
-        return 2
     from bleu_compat.server import ServerLimits, create_app, uvicorn_config
 
     given = {

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
+from bleu_compat.cli.usage import asks_for, report_usage_errors
 from bleu_compat.jsonio import dumps_js
 from bleu_compat.tools import cards
 
@@ -19,6 +20,8 @@ def register(subparsers: Any) -> None:
     )
     p.add_argument("--json", action="store_true", help="write the list as JSON")
     p.set_defaults(func=cmd_tools)
+    # With --json every answer is JSON, a usage error included (SPEC.md section 2's shape).
+    report_usage_errors(p, json=asks_for("--json"))
 
 
 def cmd_tools(args: argparse.Namespace) -> int:
