@@ -33,6 +33,11 @@ def cmd_bigram(args: argparse.Namespace) -> int:
     except UnicodeDecodeError as exc:
         print(f"bleu-compat bigram: input is not UTF-8 (byte offset {exc.start})", file=sys.stderr)
         return 2
+    if text.startswith("\ufeff"):
+        # Kept, as `score` keeps it (a token is whatever the line holds), but never silently:
+        # the first word then matches no reference word.
+        print("bleu-compat bigram: line 1 starts with a U+FEFF byte order mark; it is kept as "
+              "part of the first word (as in `bleu-compat score`), so that word matches no reference word without it", file=sys.stderr)
     try:
         print(run_bigram_protocol(text))
     except BigramInputError as exc:

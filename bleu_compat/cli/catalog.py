@@ -205,6 +205,9 @@ def cmd_catalog(args: argparse.Namespace) -> int:
     if args.format == "json" and args.check:
         return refuse("bleu-compat catalog",
                       "--check compares the Markdown file; it takes no --format json", json=True)
+    if args.out is not None and not args.out.strip():
+        return refuse("bleu-compat catalog", "--out is empty; give a file name "
+                      f"(e.g. {DEFAULT_OUT})", json=args.format == "json")
     text = render_markdown() if args.format == "markdown" else dumps_js(render_json(), indent=2) + "\n"
     if args.check:
         path = Path(args.out or DEFAULT_OUT)
@@ -229,6 +232,11 @@ def cmd_catalog(args: argparse.Namespace) -> int:
         if path.is_dir():
             return refuse("bleu-compat catalog", f"--out {path} is a directory; give a file name "
                           f"(e.g. {DEFAULT_OUT})", json=args.format == "json")
+        from bleu_compat.cli.crosscheck import unwritable_dir
+
+        problem = unwritable_dir(path.parent, f"the catalog {path}")
+        if problem:
+            return refuse("bleu-compat catalog", problem, json=args.format == "json")
         try:
             path.parent.mkdir(parents=True, exist_ok=True)
             path.write_text(text, encoding="utf-8")

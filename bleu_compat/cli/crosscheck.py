@@ -113,15 +113,21 @@ def usage(message: str) -> int:
     return 2
 
 
-def unwritable_dir(path: Path) -> str | None:
-    """Why reports cannot be written into ``path`` (checked before a long run), or None."""
+def unwritable_dir(path: Path, what: str = "reports") -> str | None:
+    """Why ``what`` cannot be written into directory ``path`` (checked before a long run), or None."""
+    if not str(path).strip():
+        return f"cannot write {what} to an empty path"
+    blocker = next((p for p in (path, *path.parents) if p.exists()), None)
+    if blocker is not None and not blocker.is_dir():
+        return (f"cannot write {what} to {path}: {blocker} is a file, not a directory"
+                if blocker != path else f"cannot write {what} to {path}: it is a file, not a directory")
     try:
         path.mkdir(parents=True, exist_ok=True)
         probe = path / ".bleu-compat-write-test"
         probe.write_bytes(b"")
         probe.unlink()
     except OSError as exc:
-        return f"cannot write reports to {path}: {exc.strerror or exc}"
+        return f"cannot write {what} to {path}: {exc.strerror or exc}"
     return None
 
 
@@ -233,6 +239,45 @@ def _summary(report: dict[str, Any], out: Path | None, elapsed: float) -> None:
             print("    " + u["command"].replace("\n", "\n    "))
 
 
+#: Dask's address schemes of a scheduler on the network (HOST:PORT after the scheme).
+_NETWORK_SCHEMES = ("tcp", "tls", "ws", "wss", "ucx")
+
+
+def cluster_problem(text: str) -> str | None:
+    """Why ``--cluster TEXT`` cannot be used (checked before any work), or None.
+
+    Beyond :func:`bleu_compat.cluster.parse_cluster`'s checks: ``local:N`` with
+    more than :data:`MAX_WORKERS` workers (``local:99999999999`` started
+    processes until the machine gave out), and a scheduler address Dask's own
+    address parser refuses (``bogus``: no port), which Dask raised as a
+    ValueError only once the run had started.
+    """
+    from bleu_compat.cluster import parse_cluster
+    from bleu_compat.errors import ConfigError
+
+    try:
+        spec = parse_cluster(text)
+    except ConfigError as exc:
+        return str(exc)
+    if spec.address is None:
+        if spec.workers is not None and spec.workers > MAX_WORKERS:
+            return f"--cluster={text!r}: local:N takes 1 to {MAX_WORKERS} worker processes"
+        return None
+    try:
+        from distributed.comm.addressing import parse_address, parse_host_port
+    except ImportError:
+        return None  # the run says that --cluster needs Dask
+    try:
+        scheme, location = parse_address(spec.address, strict=False)
+        if scheme not in _NETWORK_SCHEMES:  # inproc:// lives inside one process: not this one's
+            raise ValueError(f"{scheme}:// addresses live inside one process; this command cannot reach one")
+        parse_host_port(location)
+    except ValueError as exc:
+        return (f"--cluster={text!r}: {exc}; give local, local:N or a scheduler address "
+                "(tcp://HOST:8786)")
+    return None
+
+
 def _parse_tools(text: str) -> list[str] | None:
     tools = [t.strip() for t in text.split(",") if t.strip()]
     if not tools or any(t not in TOOL_IDS for t in tools):
@@ -265,6 +310,8 @@ def cmd_crosscheck(args: argparse.Namespace) -> int:
         return usage("--cases 0 " + ("--invalid 0 " if args.invalid is not None else "")
                      + "with --no-real leaves nothing to check (without --invalid N, the invalid "
                      "requests follow --cases)")
+    if not args.out.strip():
+        return usage("--out is empty; give a directory (default out/crosscheck)")
     out = Path(args.out)
     problem = unwritable_dir(out)
     if problem:
@@ -273,13 +320,9 @@ def cmd_crosscheck(args: argparse.Namespace) -> int:
     if impls:  # Invalid requests test ours' refusals: a run of users' implementations sends none.
         invalid = {}
     if args.cluster is not None:
-        from bleu_compat.cluster import parse_cluster
-        from bleu_compat.errors import ConfigError
-
-        try:
-            parse_cluster(args.cluster)
-        except ConfigError as exc:
-            return usage(str(exc))
+        problem = cluster_problem(args.cluster)
+        if problem:
+            return usage(problem)
     try:
         report, elapsed = run_report(args.seed, cases, not args.no_real, args.workers, progress,
                                      invalid, implementations=impls, cluster=args.cluster,

@@ -254,6 +254,9 @@ def cmd_gate(args: argparse.Namespace) -> int:
     def usage(message: str) -> int:
         return refuse("bleu-compat gate", message, json=args.format == "json")
 
+    for flag, value in (("--baseline", args.baseline), ("--report", args.report), ("--out", args.out)):
+        if value is not None and not value.strip():
+            return usage(f"{flag} is empty; give a path")
     baseline_path = Path(args.baseline)
     baseline: dict[str, Any] | None = None
     if baseline_path.is_dir():
@@ -271,7 +274,7 @@ def cmd_gate(args: argparse.Namespace) -> int:
             print(f"bleu-compat gate: replacing {baseline_path}, which is not a valid "
                   f"{BASELINE_FORMAT} baseline ({why})", file=sys.stderr)
     if args.update:
-        problem = unwritable_dir(baseline_path.parent)
+        problem = unwritable_dir(baseline_path.parent, f"the baseline {baseline_path}")
         if problem:
             return usage(problem)
     if args.out:

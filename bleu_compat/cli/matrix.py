@@ -91,12 +91,14 @@ def cmd_matrix(args: argparse.Namespace) -> int:
     source = default_source()
     if not (source / "pyproject.toml").is_file():
         return _usage(f"cannot find this project's source (pyproject.toml) at {source}")
+    if not args.out.strip() or (args.cache is not None and not args.cache.strip()):
+        return _usage(f"{'--out' if not args.out.strip() else '--cache'} is empty; give a directory")
     out = Path(args.out)
     problem = unwritable_dir(out)
     if problem:
         return _usage(problem)
     cache = Path(args.cache) if args.cache else m.default_cache()
-    problem = unwritable_dir(cache)
+    problem = unwritable_dir(cache, "the environment cache (--cache)")
     if problem:
         return _usage(problem)
 
