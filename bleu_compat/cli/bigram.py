@@ -35,9 +35,10 @@ def cmd_bigram(args: argparse.Namespace) -> int:
         return 2
     if text.startswith("\ufeff"):
         # Kept, as `score` keeps it (a token is whatever the line holds), but never silently:
-        # the first word then matches no reference word.
+        # the first word then matches only a reference word that has it too.
         print("bleu-compat bigram: line 1 starts with a U+FEFF byte order mark; it is kept as "
-              "part of the first word (as in `bleu-compat score`), so that word matches no reference word without it", file=sys.stderr)
+              "part of the first word (as in `bleu-compat score`), so that word matches no "
+              "reference word without it", file=sys.stderr)
     try:
         print(run_bigram_protocol(text))
     except BigramInputError as exc:
