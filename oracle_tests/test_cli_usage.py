@@ -19,6 +19,7 @@ where the finding is about what the command prints:
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -507,6 +508,37 @@ class TestCarelessUser:
             assert words in line, (argv, line)
         # nothing was written (matrix makes its --out before it looks at --cache)
         assert sorted(p.name for p in tmp_path.iterdir() if p.name != "m") == ["file"]
+
+    @pytest.mark.parametrize("argv", [["run", BP], ["explain", BP, "-"]])
+    def test_closed_standard_input_run_explain(self, argv: list[str]) -> None:
+        """Started with standard input closed (`<&-`): the JSON refusal, not an internal error."""
+        proc = subprocess.run([*COMMAND, *argv], stdin=subprocess.DEVNULL, capture_output=True,
+                              text=True, timeout=120, cwd=REPO,
+                              preexec_fn=lambda: os.close(0))
+        error = json_error(subprocess.CompletedProcess(proc.args, proc.returncode, proc.stdout,
+                                                       proc.stderr), "invalid_input")
+        assert "standard input" in error["message"] and "closed" in error["message"]
+
+    def test_closed_standard_input_bigram(self) -> None:
+        """bigram with standard input closed: one line, exit 2."""
+        proc = subprocess.run([*COMMAND, "bigram"], stdin=subprocess.DEVNULL, capture_output=True,
+                              text=True, timeout=120, cwd=REPO,
+                              preexec_fn=lambda: os.close(0))
+        one_line_error(subprocess.CompletedProcess(proc.args, proc.returncode, proc.stdout, proc.stderr),
+                       "bleu-compat bigram: standard input is closed")
+
+    def test_bigram_input_is_bounded(self) -> None:
+        """bigram reads at most 16 MiB (`bigram < /dev/zero` filled memory); exactly 16 MiB is read."""
+        from bleu_compat.cli.bigram import MAX_INPUT_BYTES
+
+        assert MAX_INPUT_BYTES == 16 * 2**20
+        line = one_line_error(bleu("bigram", stdin=b"\0" * (MAX_INPUT_BYTES + 1)), "bleu-compat bigram: ")
+        assert "larger than 16777216 bytes" in line
+        # at the bound: read whole and scored (trailing blanks are no extra line, SPEC.md section 6)
+        at_bound = b"a b\n1\na b\n"
+        at_bound += b" " * (MAX_INPUT_BYTES - len(at_bound))
+        proc = bleu("bigram", stdin=at_bound)
+        assert (proc.returncode, proc.stdout) == (0, "1.0\n"), proc.stderr
 
     @pytest.mark.parametrize(("address", "words"), [
         ("bogus", "missing port number"),

@@ -9,7 +9,12 @@ from typing import Any
 from bleu_compat.cli.usage import report_usage_errors
 from bleu_compat.bigram import BigramInputError, run_bigram_protocol
 
-__all__ = ["register", "cmd_bigram"]
+__all__ = ["register", "cmd_bigram", "MAX_INPUT_BYTES"]
+
+#: The most bytes read from standard input: the tools' largest request (16 MiB).
+#: Reading stops there, so ``bigram < /dev/zero`` or a corpus piped in by mistake is
+#: refused instead of filling memory (about 33 bytes of memory per input byte).
+MAX_INPUT_BYTES = 16 * 1024 * 1024
 
 
 def register(subparsers: Any) -> None:
@@ -19,7 +24,8 @@ def register(subparsers: Any) -> None:
         description=(
             "Read the candidate (line 1), the number of references R (line 2) and R "
             "reference lines from standard input; print BLEU with max_order 2 rounded to "
-            "4 places (e.g. 0.7071). Bad input: a message on standard error, exit 2."
+            "4 places (e.g. 0.7071). Bad input (also input over 16 MiB, or a usage error): "
+            "one line on standard error, exit 2."
         ),
     )
     p.set_defaults(func=cmd_bigram)
@@ -27,7 +33,19 @@ def register(subparsers: Any) -> None:
 
 
 def cmd_bigram(args: argparse.Namespace) -> int:
-    data = sys.stdin.buffer.read()
+    if sys.stdin is None:  # started with standard input closed (`<&-`)
+        print("bleu-compat bigram: standard input is closed; send the lines on standard input",
+              file=sys.stderr)
+        return 2
+    try:
+        data = sys.stdin.buffer.read(MAX_INPUT_BYTES + 1)
+    except OSError as exc:
+        print(f"bleu-compat bigram: cannot read standard input: {exc.strerror or exc}", file=sys.stderr)
+        return 2
+    if len(data) > MAX_INPUT_BYTES:
+        print(f"bleu-compat bigram: input is larger than {MAX_INPUT_BYTES} bytes (16 MiB); the "
+              "protocol holds one candidate and its references", file=sys.stderr)
+        return 2
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as exc:

@@ -60,6 +60,9 @@ def read_request(tool: str, file: str | None) -> tuple[bytes | None, int | None]
         )
     try:
         if file is None or file == "-":
+            if sys.stdin is None:  # started with standard input closed (`<&-`)
+                return None, _refusal("invalid_input", "cannot read standard input: it is closed; "
+                                      "give FILE or send the request on standard input")
             data = sys.stdin.buffer.read(MAX_REQUEST_BYTES + 1)
         else:
             with open(file, "rb") as handle:
