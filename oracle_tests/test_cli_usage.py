@@ -492,6 +492,7 @@ class TestCarelessUser:
             (["crosscheck", "--cases", "1", "--out", str(blocker / "a" / "b")],
              f"{blocker} is a file, not a directory"),
             (["crosscheck", "--cases", "1", "--out", ""], "--out is empty"),
+            (["crosscheck", "--cases", "1", "--checkpoint", ""], "--checkpoint is empty"),
             (["gate", "--baseline", str(blocker / "b.json"), "--update"],
              "cannot write the baseline"),
             (["gate", "--baseline", ""], "--baseline is empty"),

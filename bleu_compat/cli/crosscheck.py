@@ -312,6 +312,8 @@ def cmd_crosscheck(args: argparse.Namespace) -> int:
                      "requests follow --cases)")
     if not args.out.strip():
         return usage("--out is empty; give a directory (default out/crosscheck)")
+    if args.checkpoint is not None and not args.checkpoint.strip():
+        return usage("--checkpoint is empty; give a directory for the finished chunks")
     out = Path(args.out)
     problem = unwritable_dir(out)
     if problem:
