@@ -294,13 +294,17 @@ def cmd_crosscheck(args: argparse.Namespace) -> int:
     impls, problem = resolve_impls(args.impl)
     if problem:
         return usage(problem)
-    if impls is not None and args.tools == ",".join(TOOL_IDS):
+    if impls is not None:
         from bleu_compat.implementations import resolve
 
         served = {resolve(i).tool_id for i in impls}
-        tools = [t for t in tools if t in served]
-        if "bleu-corpus-compute" not in served:
-            args.no_real = True  # the real corpora are bleu-corpus-compute requests
+        if args.tools == ",".join(TOOL_IDS):
+            tools = [t for t in tools if t in served]
+            if "bleu-corpus-compute" not in served:
+                args.no_real = True  # the real corpora are bleu-corpus-compute requests
+        elif not served & set(tools):  # every case would be "not representable": a green run of nothing
+            return usage(f"--tools={args.tools!r}: the --impl implementations answer only "
+                         f"{', '.join(sorted(served))}")
     cases = {t: (DEFAULT_CASES[t] if args.cases is None else args.cases) for t in tools}
     # The invalid requests scale with the run: a user who asks for 10 cases (or 0) does
     # not expect 150 invalid requests per tool; an explicit --invalid is taken as given.

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from bleu_compat.cli.crosscheck import (
-    MAX_WORKERS, add_impl_argument, resolve_impls, run_report, unwritable_dir, write_reports,
+    MAX_CASES, MAX_WORKERS, add_impl_argument, resolve_impls, run_report, unwritable_dir, write_reports,
 )
 from bleu_compat.cli.usage import asks_for, refuse, report_usage_errors, whole_number
 from bleu_compat.jsonio import dumps_js
@@ -79,7 +79,8 @@ BASELINE_SCHEMA: dict[str, Any] = {
         "cases": {
             "type": "object", "minProperties": 1,
             "propertyNames": {"enum": list(TOOL_IDS)},
-            "additionalProperties": {"type": "integer", "minimum": 0},
+            # the gate runs these counts: a hand-edited 10**12 would run for weeks
+            "additionalProperties": {"type": "integer", "minimum": 0, "maximum": MAX_CASES},
         },
         "versions": {"type": "object", "additionalProperties": {"type": ["string", "null"]}},
         "unexpected_count": {"type": "integer", "minimum": 0},
