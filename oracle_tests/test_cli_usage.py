@@ -405,7 +405,7 @@ def test_serve_help_names_the_ranges() -> None:
     proc = bleu("serve", "--help")
     assert proc.returncode == 0
     text = " ".join(proc.stdout.split())
-    for phrase in ("0 to 65535", "at least 16", "N >= 1", "S > 0; default 10", "S > 0; default 60"):
+    for phrase in ("0 to 65535", "at least 16", "N >= 1", "(default 10; S > 0)", "(default 60; S > 0)"):
         assert phrase in text
 
 

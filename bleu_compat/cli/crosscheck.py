@@ -115,8 +115,6 @@ def usage(message: str) -> int:
 
 def unwritable_dir(path: Path, what: str = "reports") -> str | None:
     """Why ``what`` cannot be written into directory ``path`` (checked before a long run), or None."""
-    if not str(path).strip():
-        return f"cannot write {what} to an empty path"
     blocker = next((p for p in (path, *path.parents) if p.exists()), None)
     if blocker is not None and not blocker.is_dir():
         return (f"cannot write {what} to {path}: {blocker} is a file, not a directory"

@@ -22,8 +22,8 @@ from bleu_compat.cli.usage import asks_for, refuse, report_usage_errors, whole_n
 from bleu_compat.jsonio import dumps_js
 from bleu_compat.tools import TOOL_IDS
 
-__all__ = ["register", "baseline_of", "gate_diff", "versions_note", "GATE_CASES", "GATE_FORMAT",
-           "cmd_gate"]
+__all__ = ["register", "baseline_of", "gate_diff", "versions_note", "read_json_document",
+           "BASELINE_SCHEMA", "REPORT_SCHEMA", "GATE_CASES", "GATE_FORMAT", "cmd_gate"]
 
 #: Cases per tool of the gate's run (with the real corpora, well under a minute).
 GATE_CASES = 120
@@ -165,6 +165,8 @@ def read_json_document(path: Path, schema: dict[str, Any]) -> tuple[Any, str | N
         document = json.loads(text)
     except ValueError as exc:  # JSONDecodeError; also int() of an over-long number
         return None, f"it is not JSON: {exc}"
+    except RecursionError:
+        return None, "it is not JSON this gate can read: nested too deep"
     problem = _schema_problem(document, schema)
     return (None, problem) if problem else (document, None)
 

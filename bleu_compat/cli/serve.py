@@ -23,16 +23,16 @@ MIN_BUDGET_MIB = -(-MAX_REQUEST_BYTES // 2**20)
 _LIMIT_OPTIONS = (
     ("--header-timeout", seconds, "S",
      "request line and headers complete within S seconds of the connection opening or "
-     "the previous response (S > 0; default 10)"),
+     "the previous response (default 10; S > 0)"),
     ("--keep-alive-timeout", seconds, "S",
-     "close idle keep-alive connections after S seconds (S > 0; default 5)"),
+     "close idle keep-alive connections after S seconds (default 5; S > 0)"),
     ("--body-idle-timeout", seconds, "S",
-     "longest pause within a request body, seconds (S > 0; default 10)"),
-    ("--body-timeout", seconds, "S", "a whole request body within S seconds (S > 0; default 60)"),
+     "longest pause within a request body, seconds (default 10; S > 0)"),
+    ("--body-timeout", seconds, "S", "a whole request body within S seconds (default 60; S > 0)"),
     ("--max-connections", whole_number(1), "N",
      "open connections served, N >= 1; more get 503 (default 256)"),
     ("--admission-timeout", seconds, "S",
-     "longest wait for room in the body budget before 503 (S > 0; default 60)"),
+     "longest wait for room in the body budget before 503 (default 60; S > 0)"),
     ("--body-budget-mib", whole_number(MIN_BUDGET_MIB, unit="of MiB"), "MIB",
      "MiB of request bodies read, parsed and computed at once; bounds memory "
      f"(default 24, at least {MIN_BUDGET_MIB})"),
