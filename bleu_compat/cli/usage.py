@@ -114,8 +114,8 @@ def refuse(prog: str, message: str, *, json: bool = False) -> int:
         from bleu_compat.jsonio import dumps_js
 
         print(dumps_js({"error": {"code": USAGE_ERROR, "message": message, "path": ""}}))
-    else:
-        print(f"{prog}: {message}", file=sys.stderr)
+    else:  # one line, whatever the message holds (an import error may span several)
+        print(f"{prog}: {' '.join(message.splitlines())}", file=sys.stderr)
     return 2
 
 
