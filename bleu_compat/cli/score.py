@@ -699,7 +699,7 @@ def _score(args: argparse.Namespace, spool: list[str]) -> int:
                      "REF [REF ...] -i SYS [SYS ...])")
     if not 0 <= args.decimals <= 15:
         flag = getattr(args, "decimals_flag", "--width")
-        return _fail(f"{flag}={args.decimals} must be between 0 and 15 (-w, --width and "
+        return _fail(f"{flag} {args.decimals}: must be between 0 and 15 (-w, --width and "
                      "--decimals are one option)")
     if args.smooth_method == "add-k" and args.smooth_value not in (None, 1.0):
         return _fail(f"--smooth-value={args.smooth_value:g}: add-k has a card equivalent "

@@ -54,7 +54,7 @@ def cmd_score_cluster(args: argparse.Namespace) -> int:
         return _fail(f"--max-order={args.max_order} must be between 1 and 8 (the cards' largest n-gram order)")
     if not 0 <= args.decimals <= 15:
         flag = getattr(args, "decimals_flag", "--width")
-        return _fail(f"{flag}={args.decimals} must be between 0 and 15")
+        return _fail(f"{flag} {args.decimals}: must be between 0 and 15")
     # the HYP REF form: pre-tokenized text split on whitespace unless -tok says otherwise (SPEC.md §8)
     tokenize = args.tokenize or "none"
     try:
