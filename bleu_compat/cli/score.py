@@ -1128,7 +1128,8 @@ class _SegmentWriter:
                                  epsilon=self._epsilon).bleu
             text = (
                 f'{{"system":{self._system},"segment":{index},"line":{index + 1},'
-                f'"matches":{dumps(matches)},"totals":{dumps(totals)},'
+                f'"matches":[{",".join(map(str, matches))}],'
+                f'"totals":[{",".join(map(str, totals))}],'
                 f'"hyp_len":{hyp_len},"ref_len":{ref_len},'
                 f'"bleu":{js_number_str(bleu)},"BLEU":{js_number_str(100 * bleu)},'
                 f'{self._smoothing},"hyp_tokens":{dumps(tokens[0][k])},'
