@@ -58,8 +58,8 @@ FLOOR = "NLTK-DENOMINATOR-FLOOR"
 FIRST_LINES = 10
 
 CONFIG_SYNTAX = (
-    "CONFIG is a built-in name (sacrebleu, nltk, nltk-method1, nltk-method2, "
-    "nltk-method3, multi-bleu, card) or BASE:key=value,... with keys tok=none|13a|intl|"
+    "CONFIG is a built-in name (sacrebleu, sacrebleu-sentence-avg, nltk, nltk-method1, "
+    "nltk-method2, nltk-method3, multi-bleu, card) or BASE:key=value,... with keys tok=none|13a|intl|"
     "zh|char|split (split = str.split()), lc=yes|no (lowercase), smooth=<method> "
     "(sacreBLEU: none|floor|add-k|exp; NLTK and card: none|method1|method2|method3), "
     "value=<float> (sacreBLEU's --smooth-value, NLTK method1's epsilon), eff=yes|no "
@@ -88,6 +88,10 @@ class Configuration:
         max_order: N.
         references: how several references are used: always
             ``"max-clipped, closest length"`` (all three implementations).
+        aggregation: ``"corpus"`` (one BLEU from the summed statistics), or
+            ``"sentence-mean"``: the mean of sacreBLEU's ``sentence_bleu`` over the
+            segments (``sacrebleu-sentence-avg``), which many papers report and which
+            is not a corpus BLEU.
     """
 
     name: str
@@ -99,6 +103,7 @@ class Configuration:
     effective_order: bool = False
     max_order: int = 4
     references: str = "max-clipped counts, closest reference length"
+    aggregation: str = "corpus"
 
     # ------------------------------------------------------------ canonical factors
     @property
@@ -126,12 +131,18 @@ class Configuration:
         smooth = self.smoothing
         if self.smooth_value is not None:
             smooth += f"[{self.smooth_value}]"
+        agg = "" if self.aggregation == "corpus" else f"|agg:{self.aggregation}"
         return (f"case:{'lc' if self.lowercase else 'mixed'}|eff:{'yes' if self.effective_order else 'no'}"
-                f"|tok:{self.tokenize}|smooth:{smooth}|order:{self.max_order}|impl:{self.implementation}")
+                f"|tok:{self.tokenize}|smooth:{smooth}|order:{self.max_order}|impl:{self.implementation}"
+                + agg)
 
 
 BUILTIN: dict[str, Configuration] = {
     "sacrebleu": Configuration("sacrebleu", "sacrebleu", "13a", smoothing="exp"),
+    # sacrebleu.sentence_bleu's defaults: 13a, exp, use_effective_order=True
+    "sacrebleu-sentence-avg": Configuration("sacrebleu-sentence-avg", "sacrebleu", "13a",
+                                            smoothing="exp", effective_order=True,
+                                            aggregation="sentence-mean"),
     "nltk": Configuration("nltk", "nltk", "split"),
     "nltk-method1": Configuration("nltk-method1", "nltk", "split", smoothing="method1"),
     "nltk-method2": Configuration("nltk-method2", "nltk", "split", smoothing="method2"),
@@ -243,6 +254,12 @@ def _sacrebleu_score(cfg: Configuration, hyp_lines: Sequence[str],
                   tokenize="none" if cfg.tokenize == "split" else cfg.tokenize,
                   smooth_method=cfg.smoothing, max_ngram_order=cfg.max_order,
                   effective_order=cfg.effective_order, **kwargs)
+    if cfg.aggregation == "sentence-mean":
+        # what sacrebleu.sentence_bleu(h, refs, ...) does per segment (it builds this
+        # same BLEU object and calls sentence_score), then the plain mean of the scores
+        scores = [metric.sentence_score(h, list(refs)).score
+                  for h, refs in zip(hyp_lines, zip(*ref_lines))]
+        return float(sum(scores) / len(scores))
     return float(metric.corpus_score(list(hyp_lines), [list(r) for r in ref_lines]).score)
 
 
@@ -598,6 +615,9 @@ class Decomposition:
             state at all (every subset of the other factors evaluated): their
             steps and Shapley values are exactly 0, so they are named, not stepped.
         unexpected: None, or why no decomposition is given.
+        not_decomposable: None, or why the gap has no decomposition although both
+            numbers are the libraries' own (e.g. a sentence average against a corpus
+            BLEU: different aggregation); not UNEXPECTED.
         shapley_note: None, or why there are no Shapley values (too many factors).
     """
 
@@ -609,6 +629,7 @@ class Decomposition:
     unexpected: str | None = None
     inert: tuple[str, ...] = ()
     shapley_note: str | None = None
+    not_decomposable: str | None = None
 
     @property
     def difference(self) -> Fraction:
@@ -756,6 +777,17 @@ def decompose(a: Configuration, b: Configuration, a_bleu: float, b_bleu: float,
     The others are stepped one at a time, in :func:`_factors`' order, and get
     exact Shapley values when they are at most :data:`MAX_SHAPLEY`.
     """
+    if a.aggregation != "corpus" or b.aggregation != "corpus":
+        return Decomposition(
+            a.name, b.name, a_bleu, b_bleu, (),
+            not_decomposable=(
+                f"different aggregation ({a.aggregation} vs {b.aggregation}): a mean of "
+                "sentence BLEU scores is not a corpus BLEU (BLEU of the summed statistics), "
+                "so no chain of corpus-level factors leads from one to the other"
+                if a.aggregation != b.aggregation else
+                "both are means of sentence BLEU scores; the decomposition is of corpus BLEU"
+            ),
+        )
     sa, sb = _end_state(a), _end_state(b)
     try:
         got_a, got_b = ev.value(sa), ev.value(sb)

@@ -219,3 +219,29 @@ class TestShapleyLimit:
         out, _ = capsys.readouterr()
         assert code == 0
         assert "3 factors move the score: more than 1, no Shapley values" in out
+
+
+class TestSentenceAverage:
+    def test_the_mean_of_sentence_bleu_and_no_fake_decomposition(self, capsys):
+        """sacrebleu-sentence-avg is the plain mean of sacrebleu.sentence_bleu (its defaults:
+        13a, exp, effective order) over the segments, called here one by one; its gap to a
+        corpus BLEU is 'not decomposable: different aggregation', and that is not UNEXPECTED."""
+        root = Path(__file__).resolve().parent.parent / "fixtures" / "real" / "wmt17-en-de-uedin-nmt"
+        read = lambda p: [line.rstrip("\n") for line in p.open(encoding="utf-8")]  # noqa: E731
+        hyps, refs = read(root / "sys.uedin-nmt.4722.txt"), read(root / "ref.A.txt")
+        scores = [sacrebleu.sentence_bleu(h, [r]).score for h, r in zip(hyps, refs)]
+        own = sum(scores) / len(scores)
+        assert f"{own:.2f}" == "26.83"
+        code = main(["score", str(root / "ref.A.txt"), "-i", str(root / "sys.uedin-nmt.4722.txt"),
+                     "--compare", "sacrebleu", "sacrebleu-sentence-avg", "--format", "json"])
+        out, _ = capsys.readouterr()
+        assert code == 0
+        cmp = json.loads(out)["systems"][0]["compare"]
+        configs = {c["name"]: c for c in cmp["configurations"]}
+        avg = configs["sacrebleu-sentence-avg"]
+        assert avg["BLEU"] == own and avg["aggregation"] == "sentence-mean"
+        assert "agg:sentence-mean" in avg["settings"] and avg["effective_order"] is True
+        (d,) = cmp["decomposition"]
+        assert d["causes"] == [] and d["unexpected"] is None
+        assert "different aggregation" in d["not_decomposable"]
+        assert cmp["unexpected"] is False

@@ -33,8 +33,8 @@ from bleu_compat.stream import corpus_stats_files
 from bleu_compat.tokenizers import TOKENIZERS, get_tokenizer, tokenize_lines
 
 CONFIG_SYNTAX = (
-    "CONFIG is a built-in name (sacrebleu, nltk, nltk-method1, nltk-method2, nltk-method3, "
-    "multi-bleu, card) or BASE:key=value,... with keys tok=none|13a|intl|zh|char|split, "
+    "CONFIG is a built-in name (sacrebleu, sacrebleu-sentence-avg, nltk, nltk-method1, "
+    "nltk-method2, nltk-method3, multi-bleu, card) or BASE:key=value,... with keys tok=none|13a|intl|zh|char|split, "
     "lc=yes|no, smooth=<the library's method name>, value=<float>, eff=yes|no, order=N; "
     "e.g. 'nltk:tok=13a,smooth=method1'"
 )
@@ -401,6 +401,7 @@ def _decomposition_json(res: Any) -> list[dict[str, Any]]:
                 for c in d.causes
             ],
             "inert": list(d.inert),
+            "not_decomposable": d.not_decomposable,
             "shapley_note": d.shapley_note,
         })
     return out
@@ -412,6 +413,7 @@ def _configurations_json(res: Any) -> list[dict[str, Any]]:
          "tokenize": run.config.tokenize, "lowercase": run.config.lowercase,
          "smoothing": run.config.smoothing, "smooth_value": run.config.smooth_value,
          "effective_order": run.config.effective_order, "max_order": run.config.max_order,
+         "aggregation": run.config.aggregation,
          "settings": run.config.signature(), "BLEU": run.points, "bleu": run.bleu}
         for run in res.runs
     ]
@@ -943,6 +945,9 @@ def _configs_text(names: list[str], results: list[Any], versions: dict[str, str]
                     f"{_fmt_points(float(100 * d.difference))} points")
             if d.unexpected:
                 out.append(f"UNEXPECTED {head}: {d.unexpected}")
+                continue
+            if d.not_decomposable:
+                out.append(f"{head}: not decomposable: {d.not_decomposable}")
                 continue
             inert = ""
             if d.inert:
