@@ -12,10 +12,19 @@ for each pair, decomposes the difference into named *factors*:
   ``effective order``: the request changes;
 * ``NLTK-DENOMINATOR-FLOOR``: the catalog entry's model, a change to the
   statistics (each segment's order-n total is at least 1);
-* ``arithmetic``: the library's own order of floating-point operations and
-  the rest of its catalog entries' models (``SACREBLEU-FLOAT-ORDER-SMOOTHING``,
-  ``NLTK-FLOAT-ORDER-SMOOTHING``, ``NLTK-ZERO-MATCH-TINY-SMOOTHING``, ...), or
-  the card's formula.
+* each other catalog entry of each library, by its id, switched on and off on
+  its own (``NLTK-ZERO-MATCH-TINY``, ``NLTK-METHOD1-ZERO-EPSILON``,
+  ``SACREBLEU-SMOOTHING-STOPS-AT-ZERO-TOTAL``, ...; the ``-SMOOTHING`` ids when
+  the configuration smooths), and the float order (``SACREBLEU-FLOAT-ORDER``,
+  ``NLTK-FLOAT-ORDER``, or the card's formula): one factor, since a score is
+  evaluated in one order (between sacreBLEU and NLTK it is the bundle of both
+  ids, :func:`_factors`). States with both libraries' entries on are defined in
+  :func:`_arithmetic`.
+
+A factor that moves the score in no combination of the others is *inert*:
+named, not stepped. A configuration that averages sentence BLEU scores
+(``sacrebleu-sentence-avg``) is not a corpus BLEU: its gaps are "not
+decomposable" (different aggregation), never a made-up chain.
 
 Every state (a choice of each factor's value) is evaluated with the dialect
 models (:mod:`bleu_compat.libraries.sacrebleu.model`,
@@ -29,8 +38,8 @@ a model does not reproduce a library's number the pair is UNEXPECTED (no
 decomposition is invented). The sequential steps telescope, so their
 contributions add up exactly (in rational arithmetic) to the difference;
 because the order of steps changes the shares, each factor's exact Shapley
-value (average over all orders, rational arithmetic, at most 8 factors) is
-given too.
+value (average over all orders, rational arithmetic, at most 8 factors that
+move the score) is given too.
 
 Scales: every ``bleu`` here is on the card's 0–1 scale; ``points`` are the
 0–100 scale (``BLEU``).
@@ -50,6 +59,7 @@ from typing import Any, Callable, Sequence
 __all__ = [
     "Configuration", "BUILTIN", "DEFAULT_COMPARE", "CONFIG_SYNTAX", "parse_config",
     "ConfigRun", "Cause", "Decomposition", "CompareResult", "compare", "run_library", "library_points",
+    "segment_behind", "first_lines", "MAX_SHAPLEY",
 ]
 
 SMOOTH_TOOL = "bleu-smoothing-compute"

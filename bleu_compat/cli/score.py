@@ -994,6 +994,10 @@ def _write_compare_html(path: str, names: list[str], comparisons: list[Any],
     doc = {"versions": versions,
            "systems": [{"name": n, "compare": _compare_json(c, d)}
                        for n, c, d in zip(names, comparisons, decompositions)]}
+    for system in doc["systems"]:  # the page draws each pair as a waterfall of its causes:
+        # a pair that has none by nature (a sentence average) is not drawn as "decomposed"
+        cmp = system["compare"]
+        cmp["decomposition"] = [x for x in cmp.get("decomposition", ()) if not x["not_decomposable"]]
     try:
         text = compare_to_html(doc)
         with open(path, "w", encoding="utf-8") as handle:
