@@ -12,10 +12,19 @@ for each pair, decomposes the difference into named *factors*:
   ``effective order``: the request changes;
 * ``NLTK-DENOMINATOR-FLOOR``: the catalog entry's model, a change to the
   statistics (each segment's order-n total is at least 1);
-* ``arithmetic``: the library's own order of floating-point operations and
-  the rest of its catalog entries' models (``SACREBLEU-FLOAT-ORDER-SMOOTHING``,
-  ``NLTK-FLOAT-ORDER-SMOOTHING``, ``NLTK-ZERO-MATCH-TINY-SMOOTHING``, ...), or
-  the card's formula.
+* each other catalog entry of each library, by its id, switched on and off on
+  its own (``NLTK-ZERO-MATCH-TINY``, ``NLTK-METHOD1-ZERO-EPSILON``,
+  ``SACREBLEU-SMOOTHING-STOPS-AT-ZERO-TOTAL``, ...; the ``-SMOOTHING`` ids when
+  the configuration smooths), and the float order (``SACREBLEU-FLOAT-ORDER``,
+  ``NLTK-FLOAT-ORDER``, or the card's formula): one factor, since a score is
+  evaluated in one order (between sacreBLEU and NLTK it is the bundle of both
+  ids, :func:`_factors`). States with both libraries' entries on are defined in
+  :func:`_arithmetic`.
+
+A factor that moves the score in no combination of the others is *inert*:
+named, not stepped. A configuration that averages sentence BLEU scores
+(``sacrebleu-sentence-avg``) is not a corpus BLEU: its gaps are "not
+decomposable" (different aggregation), never a made-up chain.
 
 Every state (a choice of each factor's value) is evaluated with the dialect
 models (:mod:`bleu_compat.libraries.sacrebleu.model`,
@@ -29,8 +38,8 @@ a model does not reproduce a library's number the pair is UNEXPECTED (no
 decomposition is invented). The sequential steps telescope, so their
 contributions add up exactly (in rational arithmetic) to the difference;
 because the order of steps changes the shares, each factor's exact Shapley
-value (average over all orders, rational arithmetic, at most 8 factors) is
-given too.
+value (average over all orders, rational arithmetic, at most 8 factors that
+move the score) is given too.
 
 Scales: every ``bleu`` here is on the card's 0–1 scale; ``points`` are the
 0–100 scale (``BLEU``).
@@ -38,6 +47,7 @@ Scales: every ``bleu`` here is on the card's 0–1 scale; ``points`` are the
 
 from __future__ import annotations
 
+import functools
 import math
 import os
 import tempfile
@@ -49,6 +59,7 @@ from typing import Any, Callable, Sequence
 __all__ = [
     "Configuration", "BUILTIN", "DEFAULT_COMPARE", "CONFIG_SYNTAX", "parse_config",
     "ConfigRun", "Cause", "Decomposition", "CompareResult", "compare", "run_library", "library_points",
+    "segment_behind", "first_lines", "MAX_SHAPLEY",
 ]
 
 SMOOTH_TOOL = "bleu-smoothing-compute"
@@ -57,8 +68,8 @@ FLOOR = "NLTK-DENOMINATOR-FLOOR"
 FIRST_LINES = 10
 
 CONFIG_SYNTAX = (
-    "CONFIG is a built-in name (sacrebleu, nltk, nltk-method1, nltk-method2, "
-    "nltk-method3, multi-bleu, card) or BASE:key=value,... with keys tok=none|13a|intl|"
+    "CONFIG is a built-in name (sacrebleu, sacrebleu-sentence-avg, nltk, nltk-method1, "
+    "nltk-method2, nltk-method3, multi-bleu, card) or BASE:key=value,... with keys tok=none|13a|intl|"
     "zh|char|split (split = str.split()), lc=yes|no (lowercase), smooth=<method> "
     "(sacreBLEU: none|floor|add-k|exp; NLTK and card: none|method1|method2|method3), "
     "value=<float> (sacreBLEU's --smooth-value, NLTK method1's epsilon), eff=yes|no "
@@ -87,6 +98,10 @@ class Configuration:
         max_order: N.
         references: how several references are used: always
             ``"max-clipped, closest length"`` (all three implementations).
+        aggregation: ``"corpus"`` (one BLEU from the summed statistics), or
+            ``"sentence-mean"``: the mean of sacreBLEU's ``sentence_bleu`` over the
+            segments (``sacrebleu-sentence-avg``), which many papers report and which
+            is not a corpus BLEU.
     """
 
     name: str
@@ -98,6 +113,7 @@ class Configuration:
     effective_order: bool = False
     max_order: int = 4
     references: str = "max-clipped counts, closest reference length"
+    aggregation: str = "corpus"
 
     # ------------------------------------------------------------ canonical factors
     @property
@@ -125,12 +141,18 @@ class Configuration:
         smooth = self.smoothing
         if self.smooth_value is not None:
             smooth += f"[{self.smooth_value}]"
+        agg = "" if self.aggregation == "corpus" else f"|agg:{self.aggregation}"
         return (f"case:{'lc' if self.lowercase else 'mixed'}|eff:{'yes' if self.effective_order else 'no'}"
-                f"|tok:{self.tokenize}|smooth:{smooth}|order:{self.max_order}|impl:{self.implementation}")
+                f"|tok:{self.tokenize}|smooth:{smooth}|order:{self.max_order}|impl:{self.implementation}"
+                + agg)
 
 
 BUILTIN: dict[str, Configuration] = {
     "sacrebleu": Configuration("sacrebleu", "sacrebleu", "13a", smoothing="exp"),
+    # sacrebleu.sentence_bleu's defaults: 13a, exp, use_effective_order=True
+    "sacrebleu-sentence-avg": Configuration("sacrebleu-sentence-avg", "sacrebleu", "13a",
+                                            smoothing="exp", effective_order=True,
+                                            aggregation="sentence-mean"),
     "nltk": Configuration("nltk", "nltk", "split"),
     "nltk-method1": Configuration("nltk-method1", "nltk", "split", smoothing="method1"),
     "nltk-method2": Configuration("nltk-method2", "nltk", "split", smoothing="method2"),
@@ -242,6 +264,12 @@ def _sacrebleu_score(cfg: Configuration, hyp_lines: Sequence[str],
                   tokenize="none" if cfg.tokenize == "split" else cfg.tokenize,
                   smooth_method=cfg.smoothing, max_ngram_order=cfg.max_order,
                   effective_order=cfg.effective_order, **kwargs)
+    if cfg.aggregation == "sentence-mean":
+        # what sacrebleu.sentence_bleu(h, refs, ...) does per segment (it builds this
+        # same BLEU object and calls sentence_score), then the plain mean of the scores
+        scores = [metric.sentence_score(h, list(refs)).score
+                  for h, refs in zip(hyp_lines, zip(*ref_lines))]
+        return float(sum(scores) / len(scores))
     return float(metric.corpus_score(list(hyp_lines), [list(r) for r in ref_lines]).score)
 
 
@@ -344,25 +372,79 @@ class _Statistics:
 
 # ---------------------------------------------------------------- the models
 
+#: the state key of the floating-point order: ``"card"``, ``"sacrebleu"`` or ``"nltk"``
+FLOAT_KEY = "float order"
 
-def _arith_on(library: str, request: dict[str, Any]) -> tuple[Callable[..., Any], frozenset[str]]:
-    """The dialect model and entry set that is ``library``'s own arithmetic on a smoothing request."""
-    if library == "nltk":
-        from bleu_compat.libraries.nltk import model
 
-        return model.evaluate, frozenset({model.FLOAT_SMOOTHING, model.ZERO_TINY_SMOOTHING,
-                                          model.METHOD1_ZERO, model.NO_MATCH})
+@functools.lru_cache(maxsize=None)
+def _models() -> tuple[Any, Any]:
+    from bleu_compat.libraries.nltk import model as nmodel
     from bleu_compat.libraries.sacrebleu import model as smodel
 
-    if library == "sacrebleu":
-        return smodel.evaluate, frozenset({smodel.FLOAT_SMOOTHING, smodel.STOPS,
-                                           smodel.NO_MATCH, smodel.BP_ZERO_SMOOTHING})
-    return smodel.evaluate, frozenset()  # the card
+    return smodel, nmodel
+
+
+@functools.lru_cache(maxsize=None)
+def _entry_ids() -> tuple[dict[str, str], tuple[str, ...], tuple[str, ...], tuple[str, ...]]:
+    """(float order id per library, sacreBLEU's other entries, NLTK's other entries,
+    NLTK's zero-precision entries), each in catalog order."""
+    smodel, nmodel = _models()
+    floats = {"sacrebleu": smodel.FLOAT_SMOOTHING, "nltk": nmodel.FLOAT_SMOOTHING}
+    sacre = (smodel.STOPS, smodel.NO_MATCH, smodel.BP_ZERO_SMOOTHING)
+    nltk = (nmodel.ZERO_TINY_SMOOTHING, nmodel.METHOD1_ZERO, nmodel.NO_MATCH)
+    zero = (nmodel.ZERO_TINY_SMOOTHING, nmodel.METHOD1_ZERO)
+    return floats, sacre, nltk, zero
+
+
+def _arithmetic(request: dict[str, Any], float_order: str, on: frozenset[str]) -> float:
+    """A smoothing request's ``bleu`` with the float order and catalog entries ``on``.
+
+    The entries of one library (or none: the card) are that library's dialect
+    model, exactly (:mod:`bleu_compat.libraries.sacrebleu.model`,
+    :mod:`bleu_compat.libraries.nltk.model`); those are every state a library's
+    end or a sequential step reaches. A state with both libraries' entries on
+    is no library's, but Shapley values average over such states too, so it is
+    defined so: where NLTK's zero-precision entries (``NLTK-ZERO-MATCH-TINY``,
+    ``NLTK-METHOD1-ZERO-EPSILON``) give a score (a zero precision, where the
+    card's and sacreBLEU's formulas give 0 or almost 0) that score stands, in
+    NLTK's arithmetic as their models define it; elsewhere the library of the
+    float order decides with its entries (the card's order: sacreBLEU's
+    entries in the card's arithmetic).
+
+    Raises:
+        UnreproducedError: a model raises where the library scores.
+    """
+    smodel, nmodel = _models()
+    floats, sacre, nltk, zero = _entry_ids()
+    s_on = frozenset(e for e in on if e in sacre)
+    n_on = frozenset(e for e in on if e in nltk)
+    if float_order == "sacrebleu":
+        s_on |= {floats["sacrebleu"]}
+    elif float_order == "nltk":
+        n_on |= {floats["nltk"]}
+
+    def run(model: Any, ids: frozenset[str]) -> float:
+        out = model.evaluate(SMOOTH_TOOL, "as_called", request, ids, {})
+        if "error" in out:
+            raise UnreproducedError(f"the {model.__name__} model raises {out['error']}")
+        return float(out["bleu"])
+
+    if not n_on:
+        return run(smodel, s_on)  # with nothing on: the card
+    if not s_on:
+        return run(nmodel, n_on)
+    zero_on = n_on & frozenset(zero)
+    if zero_on:
+        with_zero = run(nmodel, n_on)
+        if with_zero != run(nmodel, n_on - zero_on):
+            return with_zero
+    return run(nmodel, n_on) if float_order == "nltk" else run(smodel, s_on)
 
 
 @dataclass(frozen=True)
 class _Factor:
     name: str
+    key: str
     a: Any
     b: Any
 
@@ -375,43 +457,108 @@ class _Evaluator:
     def __init__(self, stats: _Statistics, max_order: int) -> None:
         self.stats, self.max_order = stats, max_order
         self._memo: dict[tuple[Any, ...], float] = {}
+        self._floor: dict[tuple[str, bool], list[int]] = {}
+
+    def floor_additions(self, tok: str, lowercase: bool) -> list[int]:
+        """Per order n, the hypotheses shorter than n tokens (NLTK's floor adds 1 each)."""
+        key = (tok, lowercase)
+        if key not in self._floor:
+            _, rows = self.stats.get(tok, lowercase)
+            n = self.max_order
+            self._floor[key] = [sum(1 for row in rows if row[2 * n] < order)
+                                for order in range(1, n + 1)]
+        return self._floor[key]
 
     def value(self, state: dict[str, Any]) -> float:
-        key = tuple(sorted((k, repr(v)) for k, v in state.items()))
+        key = tuple(sorted(state.items(), key=lambda kv: kv[0]))
         if key in self._memo:
             return self._memo[key]
-        total, rows = self.stats.get(state["tokenization"], state["case"])
-        n = self.max_order
+        total, _ = self.stats.get(state["tokenization"], state["case"])
         totals = list(total.totals)
         if state[FLOOR]:
-            for order in range(1, n + 1):
-                totals[order - 1] += sum(1 for row in rows if row[2 * n] < order)
+            for k, extra in enumerate(self.floor_additions(state["tokenization"], state["case"])):
+                totals[k] += extra
         method, eps = state["smoothing"]
         request = {"matches": list(total.matches), "totals": totals,
                    "candidate_length": total.hyp_len, "reference_length": total.ref_len,
                    "smoothing": method, "epsilon": eps,
                    "effective_order": state["effective order"]}
-        evaluate, on = _arith_on(state["arithmetic"], request)
-        out = evaluate(SMOOTH_TOOL, "as_called", request, on, {})
-        if "error" in out:
-            raise UnreproducedError(f"the {state['arithmetic']} model raises {out['error']}")
-        self._memo[key] = float(out["bleu"])
+        _, sacre, nltk, _ = _entry_ids()
+        on = frozenset(e for e in (*sacre, *nltk) if state[e])
+        self._memo[key] = _arithmetic(request, state[FLOAT_KEY], on)
         return self._memo[key]
 
 
 def _end_state(cfg: Configuration) -> dict[str, Any]:
-    return {
+    _, sacre, nltk, _ = _entry_ids()
+    state: dict[str, Any] = {
         "case": cfg.lowercase,
         "tokenization": cfg.stats_tokenize,
         "smoothing": cfg.card_smoothing,
         "effective order": cfg.effective_order,
         FLOOR: cfg.implementation == "nltk",
-        "arithmetic": cfg.implementation,
+        FLOAT_KEY: cfg.implementation,
     }
+    for e in sacre:
+        state[e] = cfg.implementation == "sacrebleu"
+    for e in nltk:
+        state[e] = cfg.implementation == "nltk"
+    return state
 
 
-#: the order of the sequential steps
-_ORDER = ("case", "tokenization", "smoothing", "effective order", FLOOR, "arithmetic")
+#: the order of the sequential steps that change the request (the arithmetic follows)
+_ORDER = ("case", "tokenization", "smoothing", "effective order", FLOOR)
+#: exact Shapley values are given for at most this many factors that move the score
+MAX_SHAPLEY = 8
+#: factors are tested for moving the score (every subset evaluated) up to this many
+MAX_ENUMERATED = 12
+
+
+def _display_id(entry: str, cfg: Configuration) -> str:
+    """The catalog id as the configuration meets it: without smoothing, the corpus entry.
+
+    NLTK's ``corpus_bleu`` without a smoothing function and sacreBLEU's
+    ``smooth_method='none'`` are the bleu-corpus-compute entries
+    (``NLTK-FLOAT-ORDER``, ``NLTK-ZERO-MATCH-TINY``, ``SACREBLEU-FLOAT-ORDER``);
+    the models evaluated are the bleu-smoothing-compute ones, which with method
+    ``none`` are the same computation.
+    """
+    if cfg.smoothing != "none":
+        return entry
+    smodel, nmodel = _models()
+    return {smodel.FLOAT_SMOOTHING: smodel.FLOAT, nmodel.FLOAT_SMOOTHING: nmodel.FLOAT,
+            nmodel.ZERO_TINY_SMOOTHING: nmodel.ZERO_TINY}.get(entry, entry)
+
+
+def _factors(a: Configuration, b: Configuration, sa: dict[str, Any], sb: dict[str, Any]
+             ) -> list[_Factor]:
+    """The factors that differ between the two ends, in the order of the sequential steps.
+
+    The request's factors (:data:`_ORDER`), then ``a``'s own catalog entries
+    switched off, the float order, and ``b``'s entries switched on: every state
+    the steps pass through is one library's dialect (or the card).
+
+    The float order is one factor: each library's ``...-FLOAT-ORDER`` entry is
+    the whole score evaluated in that library's order of operations, so two of
+    them cannot be on at once (no score is evaluated in two orders); between
+    sacreBLEU and NLTK the factor is the bundle ``SACREBLEU-FLOAT-ORDER... /
+    NLTK-FLOAT-ORDER...`` (sacreBLEU's order -> NLTK's). Every other entry is
+    its own factor, named by its catalog id.
+    """
+    floats, sacre, nltk, _ = _entry_ids()
+    out = [_Factor(name, name, sa[name], sb[name]) for name in _ORDER if sa[name] != sb[name]]
+    own = {"sacrebleu": sacre, "nltk": nltk, "card": ()}
+    for e in own[a.implementation]:
+        if sa[e] != sb[e]:
+            out.append(_Factor(_display_id(e, a), e, sa[e], sb[e]))
+    if sa[FLOAT_KEY] != sb[FLOAT_KEY]:
+        names = [_display_id(floats[impl], cfg) for impl, cfg in
+                 ((sa[FLOAT_KEY], a), (sb[FLOAT_KEY], b)) if impl in floats]
+        out.append(_Factor(" / ".join(names), FLOAT_KEY, sa[FLOAT_KEY], sb[FLOAT_KEY]))
+    for e in own[b.implementation]:
+        if sa[e] != sb[e] and e not in own[a.implementation]:
+            out.append(_Factor(_display_id(e, b), e, sa[e], sb[e]))
+    return out
 
 
 def _describe(name: str, value: Any) -> str:
@@ -424,9 +571,9 @@ def _describe(name: str, value: Any) -> str:
         return f"{method} (epsilon {eps:g})" if method == "method1" else method
     if name == "effective order":
         return "yes" if value else "no"
-    if name == FLOOR:
-        return "on" if value else "off"
-    return {"sacrebleu": "sacreBLEU's", "nltk": "NLTK's", "card": "the card's"}[value]
+    if name == FLOAT_KEY:
+        return {"sacrebleu": "sacreBLEU's", "nltk": "NLTK's", "card": "the card's"}[value]
+    return "on" if value else "off"
 
 
 @dataclass(frozen=True)
@@ -434,13 +581,17 @@ class Cause:
     """One factor of a decomposition.
 
     Attributes:
-        cause: its name (``"tokenization"``, ``"NLTK-DENOMINATOR-FLOOR"``, ...).
+        cause: its name (``"tokenization"``, ``"NLTK-DENOMINATOR-FLOOR"``,
+            ``"NLTK-ZERO-MATCH-TINY"``, ...: the request's factors by name, the
+            libraries' quirks by catalog id).
         change: ``"13a -> str.split()"``, in words.
         start: the score before this step (0–1 scale).
         end: the score after it (0–1 scale).
         contribution: ``end - start`` (0–1 scale; exact as ``Fraction(end) - Fraction(start)``).
-        shapley: the exact Shapley value (a Fraction, 0–1 scale).
-        lines: 1-based input lines behind the cause, as evaluated at this step.
+        shapley: the exact Shapley value (a Fraction, 0–1 scale), or None when
+            not computed (:attr:`Decomposition.shapley_note` says why).
+        lines: 1-based input lines behind the cause, as evaluated at this step
+            (:func:`segment_behind` decides each line).
         lines_note: where those lines were evaluated (e.g. ``"on str.split() tokens"``).
         lines_other: the same cause's lines at the other end (``{note: lines}``).
     """
@@ -449,7 +600,7 @@ class Cause:
     change: str
     start: float
     end: float
-    shapley: Fraction
+    shapley: Fraction | None
     lines: tuple[int, ...] = ()
     lines_note: str = ""
     lines_other: dict[str, tuple[int, ...]] = field(default_factory=dict)
@@ -468,8 +619,16 @@ class Decomposition:
         frm, to: the configurations' names.
         start, end: their real libraries' numbers (0–1 scale), which the models
             reproduce bit for bit (else ``unexpected`` says why and ``causes`` is empty).
-        causes: the sequential steps in order; contributions telescope to ``end - start``.
+        causes: the sequential steps in order, one per factor that moves the
+            score; contributions telescope to ``end - start``.
+        inert: factors that differ between the two ends but move the score in no
+            state at all (every subset of the other factors evaluated): their
+            steps and Shapley values are exactly 0, so they are named, not stepped.
         unexpected: None, or why no decomposition is given.
+        not_decomposable: None, or why the gap has no decomposition although both
+            numbers are the libraries' own (e.g. a sentence average against a corpus
+            BLEU: different aggregation); not UNEXPECTED.
+        shapley_note: None, or why there are no Shapley values (too many factors).
     """
 
     frm: str
@@ -478,6 +637,9 @@ class Decomposition:
     end: float
     causes: tuple[Cause, ...]
     unexpected: str | None = None
+    inert: tuple[str, ...] = ()
+    shapley_note: str | None = None
+    not_decomposable: str | None = None
 
     @property
     def difference(self) -> Fraction:
@@ -520,6 +682,48 @@ class CompareResult:
         """True when some pair's numbers are not reproduced by the models."""
         return any(d.unexpected for d in self.decompositions)
 
+    def segment_causes(self) -> Callable[[int], dict[str, list[str]]]:
+        """``line -> {"sacrebleu -> nltk": ["tokenization", ...], ...}`` (1-based lines).
+
+        The causes each input line is behind, per pair: exactly the lines each
+        cause lists (:attr:`Cause.lines`, one definition); pairs where the line is
+        behind nothing are left out. Holds one set per cause with lines.
+        """
+        table = [(f"{d.frm} -> {d.to}", c.cause, frozenset(c.lines))
+                 for d in self.decompositions for c in d.causes if c.lines]
+
+        def causes(line: int) -> dict[str, list[str]]:
+            out: dict[str, list[str]] = {}
+            for pair, cause, lines in table:
+                if line in lines:
+                    out.setdefault(pair, []).append(cause)
+            return out
+
+        return causes
+
+
+def segment_behind(cause: str, max_order: int, row: Sequence[int],
+                   other: Sequence[int] | None = None) -> bool:
+    """Whether one segment is behind ``cause`` (the one definition of "lines behind a cause").
+
+    Args:
+        cause: a factor's name.
+        max_order: N.
+        row: the segment's statistics where the step is evaluated,
+            ``[m_1..m_N, l_1..l_N, hyp_len, ref_len]``.
+        other: the same segment's statistics after the step (tokenization, case).
+
+    Returns:
+        ``NLTK-DENOMINATOR-FLOOR``: the hypothesis is shorter than N tokens (its
+        order-N total is floored to 1); ``tokenization``, ``case``: the
+        segment's statistics change; every other cause is a corpus-level one: False.
+    """
+    if cause == FLOOR:
+        return row[2 * max_order] < max_order
+    if cause in ("tokenization", "case"):
+        return other is not None and list(row) != list(other)
+    return False
+
 
 def _lines_behind(name: str, state: dict[str, Any], nxt: dict[str, Any], ev: _Evaluator
                   ) -> tuple[tuple[int, ...], str]:
@@ -527,43 +731,73 @@ def _lines_behind(name: str, state: dict[str, Any], nxt: dict[str, Any], ev: _Ev
     if name == FLOOR:
         _, rows = ev.stats.get(state["tokenization"], state["case"])
         tok = _describe("tokenization", state["tokenization"])
-        return (tuple(k + 1 for k, row in enumerate(rows) if row[2 * n] < n),
+        return (tuple(k + 1 for k, row in enumerate(rows) if segment_behind(name, n, row)),
                 f"hypotheses shorter than {n} tokens on {tok} tokens")
     if name in ("tokenization", "case"):
         _, r1 = ev.stats.get(state["tokenization"], state["case"])
         _, r2 = ev.stats.get(nxt["tokenization"], nxt["case"])
-        return (tuple(k + 1 for k, (x, y) in enumerate(zip(r1, r2)) if x != y),
+        return (tuple(k + 1 for k, (x, y) in enumerate(zip(r1, r2))
+                      if segment_behind(name, n, x, y)),
                 "segments whose statistics change")
     return (), ""
 
 
-def _shapley(factors: list[_Factor], base: dict[str, Any], ev: _Evaluator) -> dict[str, Fraction]:
-    k = len(factors)
-    values: dict[frozenset[str], Fraction] = {}
-    names = [f.name for f in factors]
-    for size in range(k + 1):
-        for subset in combinations(names, size):
-            state = dict(base)
-            for f in factors:
-                if f.name in subset:
-                    state[f.name] = f.b
-            values[frozenset(subset)] = Fraction(ev.value(state))
-    out: dict[str, Fraction] = {}
-    for f in factors:
-        others = [x for x in names if x != f.name]
+def _subset_values(factors: list[_Factor], base: dict[str, Any], ev: _Evaluator) -> list[float]:
+    """``values[mask]``: the score with the factors in ``mask`` (bit i = factor i) at ``b``."""
+    values = []
+    for mask in range(1 << len(factors)):
+        state = dict(base)
+        for i, f in enumerate(factors):
+            if mask >> i & 1:
+                state[f.key] = f.b
+        values.append(ev.value(state))
+    return values
+
+
+def _shapley(k: int, members: list[int], values: list[float]) -> dict[int, Fraction]:
+    """Exact Shapley values of the factors ``members`` (indices into the 2**k table).
+
+    Factors outside ``members`` are left at their start value (they move nothing).
+    """
+    size = len(members)
+    exact = {}
+    out: dict[int, Fraction] = {}
+    for i in members:
+        others = [j for j in members if j != i]
         total = Fraction(0)
-        for size in range(k):
-            weight = Fraction(math.factorial(size) * math.factorial(k - size - 1), math.factorial(k))
-            for subset in combinations(others, size):
-                s = frozenset(subset)
-                total += weight * (values[s | {f.name}] - values[s])
-        out[f.name] = total
+        for r in range(size):
+            weight = Fraction(math.factorial(r) * math.factorial(size - r - 1), math.factorial(size))
+            for subset in combinations(others, r):
+                mask = sum(1 << j for j in subset)
+                for m in (mask, mask | 1 << i):
+                    if m not in exact:
+                        exact[m] = Fraction(values[m])
+                total += weight * (exact[mask | 1 << i] - exact[mask])
+        out[i] = total
     return out
 
 
 def decompose(a: Configuration, b: Configuration, a_bleu: float, b_bleu: float,
               ev: _Evaluator) -> Decomposition:
-    """Decompose ``b_bleu - a_bleu`` (0–1 scale) into the factors that differ."""
+    """Decompose ``b_bleu - a_bleu`` (0–1 scale) into the factors that differ.
+
+    Every subset of the factors is evaluated (up to :data:`MAX_ENUMERATED`
+    factors); a factor that changes the score in none of them is *inert*
+    (its steps and Shapley value are exactly 0) and is named, not stepped.
+    The others are stepped one at a time, in :func:`_factors`' order, and get
+    exact Shapley values when they are at most :data:`MAX_SHAPLEY`.
+    """
+    if a.aggregation != "corpus" or b.aggregation != "corpus":
+        return Decomposition(
+            a.name, b.name, a_bleu, b_bleu, (),
+            not_decomposable=(
+                f"different aggregation ({a.aggregation} vs {b.aggregation}): a mean of "
+                "sentence BLEU scores is not a corpus BLEU (BLEU of the summed statistics), "
+                "so no chain of corpus-level factors leads from one to the other"
+                if a.aggregation != b.aggregation else
+                "both are means of sentence BLEU scores; the decomposition is of corpus BLEU"
+            ),
+        )
     sa, sb = _end_state(a), _end_state(b)
     try:
         got_a, got_b = ev.value(sa), ev.value(sb)
@@ -576,31 +810,54 @@ def decompose(a: Configuration, b: Configuration, a_bleu: float, b_bleu: float,
                 f"the {cfg.implementation} model gives {got!r} for {cfg.name}, "
                 f"the library {real!r}: not reproduced",
             )
-    factors = [_Factor(name, sa[name], sb[name]) for name in _ORDER if sa[name] != sb[name]]
-    shap = _shapley(factors, sa, ev) if len(factors) <= 8 else {}
+    factors = _factors(a, b, sa, sb)
+    k = len(factors)
+    note = None
+    try:
+        if k <= MAX_ENUMERATED:
+            values = _subset_values(factors, sa, ev)
+            moving = [i for i in range(k)
+                      if any(values[m] != values[m | 1 << i] for m in range(1 << k) if not m >> i & 1)]
+        else:
+            values, moving = [], list(range(k))
+            note = (f"{k} factors: more than {MAX_ENUMERATED}, so neither tested for "
+                    "moving the score nor given Shapley values")
+    except UnreproducedError as exc:
+        return Decomposition(a.name, b.name, a_bleu, b_bleu, (), str(exc))
+    shap: dict[int, Fraction] = {}
+    if values and len(moving) <= MAX_SHAPLEY:
+        shap = _shapley(k, moving, values)
+    elif values:
+        note = (f"{len(moving)} factors move the score: more than {MAX_SHAPLEY}, "
+                "no Shapley values (their exact average over every order is not computed)")
     causes = []
     state = dict(sa)
-    for f in factors:
+    for i in moving:
+        f = factors[i]
         nxt = dict(state)
-        nxt[f.name] = f.b
-        lines, note = _lines_behind(f.name, state, nxt, ev)
+        nxt[f.key] = f.b
+        lines, lnote = _lines_behind(f.key, state, nxt, ev)
         other: dict[str, tuple[int, ...]] = {}
-        if f.name == FLOOR:  # the same entry's lines in the other tokenization
+        if f.key == FLOOR:  # the same entry's lines in the other tokenization
             for s in (sa, sb):
                 if s["tokenization"] != state["tokenization"] or s["case"] != state["case"]:
-                    l2, n2 = _lines_behind(f.name, s, s, ev)
+                    l2, n2 = _lines_behind(f.key, s, s, ev)
                     other[n2] = l2
-        change = f"{_describe(f.name, f.a)} -> {_describe(f.name, f.b)}"
-        if f.name == "smoothing":  # in the libraries' own words, then the card's
+        change = f"{_describe(f.key, f.a)} -> {_describe(f.key, f.b)}"
+        if f.key == "smoothing":  # in the libraries' own words, then the card's
             change = f"{a.smoothing} -> {b.smoothing} (card: {change})"
         causes.append(Cause(
-            f.name, change,
-            ev.value(state), ev.value(nxt), shap.get(f.name, Fraction(0)),
-            lines, note, other,
+            f.name, change, ev.value(state), ev.value(nxt), shap.get(i) if shap else None,
+            lines, lnote, other,
         ))
         state = nxt
+    inert = tuple(factors[i].name for i in range(k) if i not in moving)
+    for i in range(k):
+        if i not in moving:
+            state[factors[i].key] = factors[i].b
     assert ev.value(state) == b_bleu  # the steps end at the library's number, bit for bit
-    return Decomposition(a.name, b.name, a_bleu, b_bleu, tuple(causes))
+    return Decomposition(a.name, b.name, a_bleu, b_bleu, tuple(causes), inert=inert,
+                         shapley_note=note)
 
 
 def compare(hypothesis: str, references: Sequence[str],

@@ -208,7 +208,8 @@ class TestSegments:
         row = json.loads(out)["systems"][0]
         objs = [json.loads(line) for line in out_path.read_text("utf-8").splitlines()]
         assert code == 0 and len(objs) == 100
-        assert list(objs[0]) == ["system", "segment", "line", "matches", "totals", "hyp_len", "ref_len"]
+        assert list(objs[0]) == ["system", "segment", "line", "matches", "totals", "hyp_len",
+                                 "ref_len", "bleu", "BLEU", "smoothing", "hyp_tokens", "ref_tokens"]
         assert [o["segment"] for o in objs] == list(range(100))
         assert [o["line"] for o in objs] == list(range(1, 101))
         assert [sum(o["matches"][k] for o in objs) for k in range(4)] == row["matches"]

@@ -33,8 +33,8 @@ from bleu_compat.stream import corpus_stats_files
 from bleu_compat.tokenizers import TOKENIZERS, get_tokenizer, tokenize_lines
 
 CONFIG_SYNTAX = (
-    "CONFIG is a built-in name (sacrebleu, nltk, nltk-method1, nltk-method2, nltk-method3, "
-    "multi-bleu, card) or BASE:key=value,... with keys tok=none|13a|intl|zh|char|split, "
+    "CONFIG is a built-in name (sacrebleu, sacrebleu-sentence-avg, nltk, nltk-method1, "
+    "nltk-method2, nltk-method3, multi-bleu, card) or BASE:key=value,... with keys tok=none|13a|intl|zh|char|split, "
     "lc=yes|no, smooth=<the library's method name>, value=<float>, eff=yes|no, order=N; "
     "e.g. 'nltk:tok=13a,smooth=method1'"
 )
@@ -44,6 +44,30 @@ __all__ = ["register", "summary_line", "result_json", "cmd_score"]
 FORMATS = ("line", "table", "json", "markdown", "csv", "text")
 _PROG = "bleu-compat score"
 _LIB_NAMES = {"sacrebleu": "sacreBLEU", "nltk": "NLTK"}
+
+
+class _ScoreParser(argparse.ArgumentParser):
+    """score's parser: an unknown option is reported with score's usage, not the top level's.
+
+    argparse hands the arguments a sub-parser does not know back to the
+    top-level parser, which then prints ``usage: bleu-compat [-h] ...``; here
+    they are an error of ``score`` itself.
+    """
+
+    def parse_known_args(self, args: Any = None, namespace: Any = None) -> Any:
+        parsed, extras = super().parse_known_args(args, namespace)
+        if extras:
+            self.error(f"unrecognized arguments: {' '.join(extras)}")
+        return parsed, extras
+
+
+class _WidthAction(argparse.Action):
+    """``-w/--width/--decimals D``: remembers which spelling was typed, for the error message."""
+
+    def __call__(self, parser: argparse.ArgumentParser, namespace: argparse.Namespace,
+                 values: Any, option_string: str | None = None) -> None:
+        setattr(namespace, self.dest, values)
+        setattr(namespace, "decimals_flag", option_string or "--width")
 
 
 def register(subparsers: Any) -> None:
@@ -63,8 +87,10 @@ def register(subparsers: Any) -> None:
             "explains (printed as UNEXPECTED); 2 a usage or input error."
         ),
     )
+    p.__class__ = _ScoreParser  # add_parser builds a plain ArgumentParser
     p.add_argument(
-        "files", metavar="FILE", nargs="+",
+        # "*", not "+": `score -t wmt17` without files gets the test-set message
+        "files", metavar="FILE", nargs="*",
         help="HYP REF [REF ...], or with -i only the REF files",
     )
     p.add_argument(
@@ -96,7 +122,8 @@ def register(subparsers: Any) -> None:
     p.add_argument("-t", "--test-set", metavar="NAME", default=None,
                    help="not supported: bleu-compat downloads nothing; the message says which files to pass")
     p.add_argument("-b", "--score-only", action="store_true",
-                   help="print only BLEU (0-100 scale) per system, one per line")
+                   help="print only BLEU (0-100 scale) per system, one per line, as sacreBLEU "
+                   "(the signature goes to standard error)")
     p.add_argument("--max-order", type=int, default=4, metavar="N", help="largest n-gram order (default 4)")
     p.add_argument(
         "-f", "--format", choices=FORMATS, default=None,
@@ -108,11 +135,12 @@ def register(subparsers: Any) -> None:
     )
     p.add_argument(
         "--json", action="store_true",
-        help="with one system and no --format: the card's output object (0-1 scale); "
-        "otherwise the same as --format json",
+        help="with one system and no --format: the card's output object (0-1 scale; the "
+        "signature goes to standard error); otherwise the same as --format json",
     )
     p.add_argument(
         "-w", "--width", "--decimals", dest="decimals", type=int, default=2, metavar="D",
+        action=_WidthAction,
         help="decimals of BLEU (0-100 scale) in line/table/markdown output (default 2; "
         "rounded like JavaScript toFixed)",
     )
@@ -141,8 +169,12 @@ def register(subparsers: Any) -> None:
     p.add_argument(
         "--segments", metavar="FILE.jsonl",
         help=(
-            "write per-segment sufficient statistics, one JSON object per line: system, "
-            "segment (0-based), line (1-based), matches, totals, hyp_len, ref_len (closest)"
+            "write one JSON object per segment and system (JSON Lines): system, segment "
+            "(0-based), line (1-based), matches, totals, hyp_len, ref_len (closest), bleu "
+            "(0-1: the bleu-smoothing-compute card on the segment's statistics with this "
+            "run's -s smoothing, named in smoothing), BLEU (0-100, the same), hyp_tokens and "
+            "ref_tokens (as tokenized), and with --compare causes: per pair, the causes of "
+            "the decomposition the segment is behind"
         ),
     )
     # issue 16: sharded corpora on Dask (bleu_compat.cli.score_cluster)
@@ -362,12 +394,15 @@ def _decomposition_json(res: Any) -> list[dict[str, Any]]:
                     "cause": c.cause, "change": c.change,
                     "bleu_before": c.start, "bleu_after": c.end,
                     "contribution": float(100 * c.contribution),
-                    "shapley": float(100 * c.shapley),
+                    "shapley": None if c.shapley is None else float(100 * c.shapley),
                     "lines": list(c.lines), "lines_note": c.lines_note,
                     "lines_other": {k: list(v) for k, v in c.lines_other.items()},
                 }
                 for c in d.causes
             ],
+            "inert": list(d.inert),
+            "not_decomposable": d.not_decomposable,
+            "shapley_note": d.shapley_note,
         })
     return out
 
@@ -378,6 +413,7 @@ def _configurations_json(res: Any) -> list[dict[str, Any]]:
          "tokenize": run.config.tokenize, "lowercase": run.config.lowercase,
          "smoothing": run.config.smoothing, "smooth_value": run.config.smooth_value,
          "effective_order": run.config.effective_order, "max_order": run.config.max_order,
+         "aggregation": run.config.aggregation,
          "settings": run.config.signature(), "BLEU": run.points, "bleu": run.bleu}
         for run in res.runs
     ]
@@ -580,22 +616,71 @@ def signature(n_refs: int, *, lowercase: bool, tokenize: str, smooth: str,
             f"|smooth:{smooth}|bleu-compat:{__version__}")
 
 
-def _progress() -> Any:
-    """A rich spinner on stderr when stderr is a terminal; otherwise a no-op context."""
+#: seconds a step runs before its spinner appears (quick runs stay silent)
+PROGRESS_DELAY = 1.0
+
+
+class _DelayedStatus:
+    """A rich spinner that appears only once the run has lasted ``delay`` seconds.
+
+    Used as ``with _DelayedStatus(console) as progress: progress("message")``;
+    the message can change at any time, before or after the spinner shows. A
+    timer thread starts the spinner; the lock keeps it from starting after exit.
+    """
+
+    def __init__(self, console: Any, delay: float = PROGRESS_DELAY) -> None:
+        import threading
+
+        self._console, self._delay = console, delay
+        self._lock = threading.Lock()
+        self._message = "scoring ..."
+        self._status: Any = None
+        self._done = False
+        self._timer = threading.Timer(delay, self._start)
+        self._timer.daemon = True
+
+    def _start(self) -> None:
+        with self._lock:
+            if not self._done:
+                self._status = self._console.status(self._message)
+                self._status.start()
+
+    def update(self, message: str) -> None:
+        """Show ``message`` (now if the spinner is up, else when it appears)."""
+        with self._lock:
+            self._message = message
+            if self._status is not None:
+                self._status.update(message)
+
+    def __enter__(self) -> Any:
+        self._timer.start()
+        return self.update
+
+    def __exit__(self, *exc: Any) -> None:
+        with self._lock:
+            self._done = True
+            self._timer.cancel()
+            if self._status is not None:
+                self._status.stop()
+
+
+def _progress(console: Any = None, delay: float = PROGRESS_DELAY) -> Any:
+    """Progress on stderr: a rich spinner after ``delay`` seconds, only on a terminal.
+
+    When stderr is not a terminal (a pipe, a file, a test's capture) this is a
+    no-op context, so nothing but messages and warnings ever reaches stderr;
+    standard output is never touched. ``console`` (a ``rich.console.Console``)
+    is for tests.
+    """
     import contextlib
 
-    if not sys.stderr.isatty():
-        return contextlib.nullcontext(lambda message: None)
-    from rich.console import Console
+    if console is None:
+        if not sys.stderr.isatty():
+            return contextlib.nullcontext(lambda message: None)
+        from rich.console import Console
 
-    console = Console(stderr=True)
-
-    @contextlib.contextmanager
-    def spinner() -> Any:
-        with console.status("scoring ...") as status:
-            yield lambda message: status.update(message)
-
-    return spinner()
+        console = Console(stderr=True)
+    return _DelayedStatus(console, delay)
 
 
 def _score(args: argparse.Namespace, spool: list[str]) -> int:
@@ -611,8 +696,13 @@ def _score(args: argparse.Namespace, spool: list[str]) -> int:
     if not 1 <= args.max_order <= MAX_ORDER:
         return _fail(f"--max-order={args.max_order} must be between 1 and {MAX_ORDER} "
                      "(the cards' largest n-gram order)")
+    if not args.files:
+        return _fail("the following arguments are required: FILE (HYP REF [REF ...], or "
+                     "REF [REF ...] -i SYS [SYS ...])")
     if not 0 <= args.decimals <= 15:
-        return _fail(f"--width={args.decimals} must be between 0 and 15")
+        flag = getattr(args, "decimals_flag", "--width")
+        return _fail(f"{flag} {args.decimals}: must be between 0 and 15 (-w, --width and "
+                     "--decimals are one option)")
     if args.smooth_method == "add-k" and args.smooth_value not in (None, 1.0):
         return _fail(f"--smooth-value={args.smooth_value:g}: add-k has a card equivalent "
                      "(method2) only with k = 1")
@@ -641,6 +731,13 @@ def _score(args: argparse.Namespace, spool: list[str]) -> int:
             except ValueError as exc:
                 return _fail(f"--compare: {exc} (put --compare after the files)")
     compare = configs is not None
+    if getattr(args, "html", None) and not compare:
+        return _fail("--html writes the --compare report: give --compare too")
+    # the outputs are checked before anything runs: a comparison is not run only to be lost
+    for flag, target in (("--segments", args.segments), ("--html", getattr(args, "html", None))):
+        problem = _unwritable(target) if target else None
+        if problem:
+            return _fail(f"{flag}: {problem}")
     fmt = args.format or ("json" if args.json else "line" if len(system_paths) == 1 else "table")
     if fmt == "text":
         fmt = "line" if len(system_paths) == 1 else "table"
@@ -689,36 +786,21 @@ def _score(args: argparse.Namespace, spool: list[str]) -> int:
     if sum(_size(src) for src in [*ref_sources, *sys_sources]) >= _TUNE_MALLOC_BYTES:
         _keep_freed_memory()
     results = []
+    # with --compare the segments are written after the comparison (they carry its causes)
+    segments_now = args.segments if not compare else None
     try:
-        segments_file = (
-            open(args.segments, "w", encoding="utf-8", newline="\n") if args.segments else None
-        )
-    except OSError as exc:
-        return _fail(f"cannot write {args.segments}: {exc.strerror or exc}")
-    try:
-        for s, source in zip(systems, sys_sources):
-            write = (
-                _segment_writer(segments_file, s.path, args.max_order)
-                if segments_file is not None else None
-            )
-            total = corpus_stats_files(
-                source, ref_sources, tokenize=tokenize,
-                max_order=args.max_order, on_segments=write,
-            )
-            results.append(_smoothed(bleu_from_stats(total), args))
+        with _progress() as progress:
+            for k, (s, source) in enumerate(zip(systems, sys_sources), 1):
+                progress(f"scoring {s.path}"
+                         + (f" (system {k} of {len(systems)})" if len(systems) > 1 else ""))
+                total = _stats_and_segments(
+                    segments_now, k > 1, s.path, source, ref_sources, tokenize, args, None)
+                results.append(_smoothed(bleu_from_stats(total), args))
     except CorpusReadError as exc:
         return _fail(str(exc))
     except OSError as exc:
         return _fail(f"cannot write {args.segments}: {exc.strerror or exc}")
-    finally:
-        if segments_file is not None:
-            try:
-                segments_file.close()
-            except OSError:
-                pass
 
-    if getattr(args, "html", None) and not compare:
-        return _fail("--html writes the --compare report: give --compare too")
     comparisons: list[Any] = []
     decompositions: list[Any] = []
     versions: dict[str, str] = {}
@@ -753,13 +835,29 @@ def _score(args: argparse.Namespace, spool: list[str]) -> int:
             return _fail(f"--compare: {exc}")
         except (BleuCompatError, ImportError) as exc:
             return _fail(f"--compare: {exc}")
+        if args.segments:
+            try:
+                with _progress() as progress:
+                    for k, (s, source, dec) in enumerate(zip(systems, sys_sources, decompositions), 1):
+                        progress(f"writing {args.segments}: {s.path}")
+                        _stats_and_segments(args.segments, k > 1, s.path, source, ref_sources,
+                                            tokenize, args, dec.segment_causes())
+            except CorpusReadError as exc:
+                return _fail(str(exc))
+            except OSError as exc:
+                return _fail(f"cannot write {args.segments}: {exc.strerror or exc}")
 
     names = [s.path for s in systems]
+    # Every output carries the signature (SPEC.md section 8). Where standard output is a
+    # bare value scripts capture (-b, as sacreBLEU's) or the card's output object (the
+    # original `score --json`), the signature goes to standard error.
     if args.score_only:
         for r in results:
             print(to_fixed_str(100 * r.bleu, args.decimals))
+        print(f"signature: {sig}", file=sys.stderr)
     elif fmt == "json" and legacy and args.json and not args.format and not compare:
         print(dumps_js(result_json(results[0]), indent=2))  # the original `score --json`
+        print(f"signature: {sig}", file=sys.stderr)
     elif fmt == "json":
         doc: dict[str, Any] = {
             "signature": sig,
@@ -848,8 +946,18 @@ def _configs_text(names: list[str], results: list[Any], versions: dict[str, str]
             if d.unexpected:
                 out.append(f"UNEXPECTED {head}: {d.unexpected}")
                 continue
+            if d.not_decomposable:
+                out.append(f"{head}: not decomposable: {d.not_decomposable}")
+                continue
+            inert = ""
+            if d.inert:
+                inert = (("- " if markdown else "  ") + "differ but move the score in no "
+                         "combination of the factors (steps and Shapley values exactly 0): "
+                         + ", ".join(d.inert))
             if not d.causes:
                 out.append(f"{head}: the same number, nothing to decompose")
+                if inert:
+                    out.append(inert)
                 continue
             out.append(head + "; one factor at a time (step), and each factor's Shapley "
                        "value (the average over every order of the steps):")
@@ -858,7 +966,7 @@ def _configs_text(names: list[str], results: list[Any], versions: dict[str, str]
             for k, c in enumerate(d.causes, 1):
                 rows.append([str(k), c.cause, c.change, _points(100 * c.end),
                              _fmt_points(float(100 * c.contribution)),
-                             _fmt_points(float(100 * c.shapley))])
+                             "-" if c.shapley is None else _fmt_points(float(100 * c.shapley))])
                 if c.lines_note:
                     notes.append(f"{c.cause}: {c.lines_note}: lines {first_lines(c.lines)}")
                 for note, lines in c.lines_other.items():
@@ -870,6 +978,10 @@ def _configs_text(names: list[str], results: list[Any], versions: dict[str, str]
                        + f"the steps add up to {_fmt_points(float(100 * total))} points exactly "
                        f"(rational sum of the steps = {d.to} - {d.frm}: "
                        f"{'yes' if total == d.difference else 'NO'})")
+            if inert:
+                out.append(inert)
+            if d.shapley_note:
+                out.append(("- " if markdown else "  ") + d.shapley_note)
             out += [("- " if markdown else "  ") + n for n in notes]
     return "\n".join(out)
 
@@ -882,6 +994,10 @@ def _write_compare_html(path: str, names: list[str], comparisons: list[Any],
     doc = {"versions": versions,
            "systems": [{"name": n, "compare": _compare_json(c, d)}
                        for n, c, d in zip(names, comparisons, decompositions)]}
+    for system in doc["systems"]:  # the page draws each pair as a waterfall of its causes:
+        # a pair that has none by nature (a sentence average) is not drawn as "decomposed"
+        cmp = system["compare"]
+        cmp["decomposition"] = [x for x in cmp.get("decomposition", ()) if not x["not_decomposable"]]
     try:
         text = compare_to_html(doc)
         with open(path, "w", encoding="utf-8") as handle:
@@ -923,25 +1039,116 @@ def _csv(names: list[str], results: list[BleuResult], comparisons: list[Any], ma
     return buf.getvalue()
 
 
-def _segment_writer(handle: Any, system: str, max_order: int) -> Any:
-    """A callback for corpus_stats_files writing each segment's statistics as one JSON line.
+def _unwritable(path: str) -> str | None:
+    """Why ``path`` cannot be written, or None; checked before anything runs.
 
-    Each line is what ``dumps_js`` writes for ``{"system", "segment", "line",
-    "matches", "totals", "hyp_len", "ref_len"}`` (all values ints below 2**53
-    but the system's name), formatted from one template per block.
+    A regular or new file is opened for appending (nothing is written; a file
+    created here is removed again); a device or a pipe is left to the real write.
     """
-    import json
+    import os
+    import stat
 
-    ints = ",".join(["%d"] * max_order)
-    template = (
-        '{"system":' + json.dumps(system, ensure_ascii=False).replace("%", "%%")
-        + ',"segment":%d,"line":%d,"matches":[' + ints + '],"totals":[' + ints
-        + '],"hyp_len":%d,"ref_len":%d}\n'
-    )
+    try:
+        existed = os.path.lexists(path)
+        if existed and not stat.S_ISREG(os.stat(path).st_mode) and not os.path.isdir(path):
+            return None
+        with open(path, "a", encoding="utf-8"):
+            pass
+    except OSError as exc:
+        return f"cannot write {path}: {exc.strerror or exc}"
+    if not existed:
+        try:
+            os.remove(path)
+        except OSError:
+            pass
+    return None
 
-    def write(first: int, rows: list[list[int]]) -> None:
-        handle.write("".join([
-            template % (index, index + 1, *row) for index, row in enumerate(rows, first)
-        ]))
 
-    return write
+def _stats_and_segments(segments: str | None, append: bool, system: str, source: str,
+                        ref_sources: list[str], tokenize: str, args: argparse.Namespace,
+                        causes: Any) -> Any:
+    """``corpus_stats_files`` on one system, writing its ``--segments`` lines if asked.
+
+    Raises:
+        CorpusReadError: a file cannot be read; OSError: the segments file cannot be written.
+    """
+    if segments is None:
+        return corpus_stats_files(source, ref_sources, tokenize=tokenize, max_order=args.max_order)
+    with open(segments, "a" if append else "w", encoding="utf-8", newline="\n") as handle:
+        writer = _SegmentWriter(handle, system, args.max_order, [source, *ref_sources],
+                                 tokenize, args.smooth_method, args.smooth_value, causes)
+        try:
+            return corpus_stats_files(source, ref_sources, tokenize=tokenize,
+                                      max_order=args.max_order, on_segments=writer)
+        finally:
+            writer.close()
+
+
+class _SegmentWriter:
+    """The ``on_segments`` callback of corpus_stats_files that writes ``--segments`` lines.
+
+    Per segment, one JSON object (JSON Lines): ``system``, ``segment`` (0-based),
+    ``line`` (1-based), ``matches``, ``totals``, ``hyp_len``, ``ref_len`` (the
+    closest reference length), ``bleu`` (0-1 scale: the bleu-smoothing-compute
+    card, :func:`bleu_compat.bleu.smoothed_bleu`, on the segment's own
+    sufficient statistics with the run's smoothing), ``BLEU`` (0-100 scale,
+    ``100 * bleu``), ``smoothing`` (the card's method name, ``method1`` with
+    ``epsilon``), ``hyp_tokens`` and ``ref_tokens`` (one list per reference:
+    the tokens as tokenized, lowercased with ``-lc``) and, with ``--compare``,
+    ``causes``: ``{"A -> B": [cause, ...]}`` for each pair where the segment
+    is among the lines behind a cause (:meth:`CompareResult.segment_causes`).
+
+    Streaming: the tokens are read again from the same files, block for block
+    beside the statistics (the same reading rules and tokenizer), so only one
+    block is held.
+    """
+
+    def __init__(self, handle: Any, system: str, max_order: int, paths: list[str],
+                 tokenize: str, smooth_method: str, smooth_value: float | None,
+                 causes: Any = None) -> None:
+        import json
+
+        from bleu_compat.corpus_io import iter_line_blocks
+
+        self._handle, self._n, self._causes = handle, max_order, causes
+        self._tokenizer = get_tokenizer(tokenize)
+        self._size = 0
+        self._blocks = iter_line_blocks(paths, lambda: self._size)
+        self._method = _SMOOTH_CARD[smooth_method]
+        self._epsilon = (smooth_value if smooth_value is not None else 0.1) \
+            if self._method == "method1" else None
+        self._smoothing = f'"smoothing":"{self._method}"' + (
+            f',"epsilon":{js_number_str(self._epsilon)}' if self._epsilon is not None else "")
+        self._dumps = json.JSONEncoder(ensure_ascii=False, separators=(",", ":")).encode
+        self._system = self._dumps(system)
+
+    def __call__(self, first: int, rows: list[list[int]]) -> None:
+        from bleu_compat.bleu import smoothed_bleu
+        from bleu_compat.corpus_io import decode_block
+
+        self._size = len(rows)
+        _, chunks = next(self._blocks)
+        tokens = [[self._tokenizer(line) for line in decode_block(chunk)] for chunk in chunks]
+        n, dumps, out = self._n, self._dumps, []
+        for k, row in enumerate(rows):
+            index = first + k
+            matches, totals, hyp_len, ref_len = row[:n], row[n:2 * n], row[2 * n], row[2 * n + 1]
+            bleu = smoothed_bleu(matches, totals, hyp_len, ref_len, smoothing=self._method,
+                                 epsilon=self._epsilon).bleu
+            text = (
+                f'{{"system":{self._system},"segment":{index},"line":{index + 1},'
+                f'"matches":[{",".join(map(str, matches))}],'
+                f'"totals":[{",".join(map(str, totals))}],'
+                f'"hyp_len":{hyp_len},"ref_len":{ref_len},'
+                f'"bleu":{js_number_str(bleu)},"BLEU":{js_number_str(100 * bleu)},'
+                f'{self._smoothing},"hyp_tokens":{dumps(tokens[0][k])},'
+                f'"ref_tokens":{dumps([t[k] for t in tokens[1:]])}'
+            )
+            if self._causes is not None:
+                text += f',"causes":{dumps(self._causes(index + 1))}'
+            out.append(text + "}\n")
+        self._handle.write("".join(out))
+
+    def close(self) -> None:
+        """Close the files read for the tokens."""
+        self._blocks.close()

@@ -53,7 +53,8 @@ def cmd_score_cluster(args: argparse.Namespace) -> int:
     if not 1 <= args.max_order <= 8:
         return _fail(f"--max-order={args.max_order} must be between 1 and 8 (the cards' largest n-gram order)")
     if not 0 <= args.decimals <= 15:
-        return _fail(f"--decimals={args.decimals} must be between 0 and 15")
+        flag = getattr(args, "decimals_flag", "--width")
+        return _fail(f"{flag} {args.decimals}: must be between 0 and 15")
     # the HYP REF form: pre-tokenized text split on whitespace unless -tok says otherwise (SPEC.md §8)
     tokenize = args.tokenize or "none"
     try:
@@ -67,10 +68,12 @@ def cmd_score_cluster(args: argparse.Namespace) -> int:
         return _fail(str(exc))
     result = bleu_from_stats(stats)
     print(f"{_PROG}: {len(shards)} shards, {segments} segments", file=sys.stderr)
-    if fmt == "json":
+    sig = "signature: " + signature(len(args.files) - 1, lowercase=False, tokenize=tokenize,
+                                    smooth=args.smooth_method, smooth_value=args.smooth_value)
+    if fmt == "json":  # the card's output object on stdout, the signature beside it (SPEC.md §8)
         print(dumps_js(result_json(result), indent=2))
+        print(sig, file=sys.stderr)
     else:
         print(_summary_line(result, args.decimals))
-        print("signature: " + signature(len(args.files) - 1, lowercase=False, tokenize=tokenize,
-                                        smooth=args.smooth_method, smooth_value=args.smooth_value))
+        print(sig)
     return 0

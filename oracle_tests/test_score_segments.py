@@ -1,0 +1,299 @@
+"""``score``: --segments' per-segment BLEU, tokens and causes; progress; the signature in
+every output; and fresh users' findings (issue 13).
+
+Expected values: per-segment statistics and BLEU from the truth
+(:mod:`bleu_compat.harness.truth`, which shares no code with the core: its own
+n-gram counting and its own card-order doubles, checked against mpmath),
+tokens from sacreBLEU's own 13a tokenizer, the lines behind each cause
+counted here from the files' bytes.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import re
+import time
+from pathlib import Path
+
+import pytest
+
+import bleu_compat
+from bleu_compat.cli import main
+from bleu_compat.harness.truth import segment_truth_stats, truth
+
+ROOT = Path(__file__).resolve().parent.parent
+WMT17 = ROOT / "fixtures" / "real" / "wmt17-en-de-uedin-nmt"
+REF = str(WMT17 / "ref.A.txt")
+SYS = str(WMT17 / "sys.uedin-nmt.4722.txt")
+SIG = f"nrefs:1|case:mixed|eff:no|tok:13a|smooth:none|bleu-compat:{bleu_compat.__version__}"
+
+
+def _run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
+    code = main(["score", *argv])
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def _lines(path: str) -> list[str]:
+    with open(path, encoding="utf-8") as handle:
+        return [line.rstrip("\n") for line in handle]
+
+
+def _jsonl(path: Path) -> list[dict]:
+    return [json.loads(line) for line in path.read_text("utf-8").splitlines()]
+
+
+def _truth_bleu(obj: dict, method: str, epsilon: float | None = None) -> float:
+    request = {"matches": obj["matches"], "totals": obj["totals"],
+               "candidate_length": obj["hyp_len"], "reference_length": obj["ref_len"],
+               "smoothing": method}
+    if epsilon is not None:
+        request["epsilon"] = epsilon
+    return truth("bleu-smoothing-compute", request).expected["bleu"]
+
+
+class TestSegmentBleu:
+    @pytest.mark.parametrize("flags, method, epsilon", [
+        ((), "none", None),
+        (("-s", "exp"), "method3", None),
+        (("-s", "floor"), "method1", 0.1),
+        (("-s", "floor", "--smooth-value", "0.25"), "method1", 0.25),
+        (("-s", "add-k"), "method2", None),
+    ])
+    def test_each_segments_bleu_is_the_smoothing_card(self, capsys, tmp_path, flags, method, epsilon):
+        """bleu (0-1) is bleu-smoothing-compute on the segment's statistics with the run's
+        smoothing, bit for bit the truth's card-order double; BLEU is 100 * bleu."""
+        path = tmp_path / "s.jsonl"
+        code, _, _ = _run(capsys, REF, "-i", SYS, *flags, "--segments", str(path))
+        objs = _jsonl(path)
+        assert code == 0 and len(objs) == 3004
+        for obj in objs:
+            assert obj["smoothing"] == method and obj.get("epsilon") == epsilon
+            assert obj["bleu"] == _truth_bleu(obj, method, epsilon), obj["line"]
+            assert obj["BLEU"] == 100 * obj["bleu"]
+        # not all 0 and not all equal: segments differ (sentence BLEU without smoothing is
+        # 0 for every segment with an order without a match)
+        assert len({o["bleu"] for o in objs}) > 100
+
+    def test_statistics_and_tokens_are_the_truths(self, capsys, tmp_path):
+        """Tokens are sacreBLEU's 13a tokens of each line; the statistics the truth counts on them."""
+        from sacrebleu.tokenizers.tokenizer_13a import Tokenizer13a
+
+        path = tmp_path / "s.jsonl"
+        code, _, _ = _run(capsys, REF, "-i", SYS, "--segments", str(path))
+        tok = Tokenizer13a()
+        objs = _jsonl(path)
+        assert code == 0
+        for obj, h, r in zip(objs, _lines(SYS), _lines(REF)):
+            hyp, ref = tok(h).split(), tok(r).split()
+            assert obj["hyp_tokens"] == hyp and obj["ref_tokens"] == [ref]
+            m, t, c, rl = segment_truth_stats(hyp, [ref], 4)
+            assert (obj["matches"], obj["totals"], obj["hyp_len"], obj["ref_len"]) == (m, t, c, rl)
+
+    def test_several_references_and_lowercase(self, capsys, tmp_path):
+        """One token list per reference file, lowercased with -lc, as scored."""
+        hyp = tmp_path / "h.txt"
+        r1, r2 = tmp_path / "r1.txt", tmp_path / "r2.txt"
+        hyp.write_text("The Cat sat\n\n", encoding="utf-8")
+        r1.write_text("the cat sat\nA b\n", encoding="utf-8")
+        r2.write_text("THE DOG\nc\n", encoding="utf-8")
+        path = tmp_path / "s.jsonl"
+        code, _, _ = _run(capsys, str(r1), str(r2), "-i", str(hyp), "-lc", "-tok", "none",
+                          "--segments", str(path))
+        a, b = _jsonl(path)
+        assert code == 0
+        assert a["hyp_tokens"] == ["the", "cat", "sat"]
+        assert a["ref_tokens"] == [["the", "cat", "sat"], ["the", "dog"]]
+        assert b["hyp_tokens"] == [] and b["ref_tokens"] == [["a", "b"], ["c"]]
+        assert b["bleu"] == 0 and b["hyp_len"] == 0
+
+    def test_several_systems_one_file(self, capsys, tmp_path):
+        """Two systems: 2 x 3004 lines, each system's lines in order, named."""
+        path = tmp_path / "s.jsonl"
+        code, _, _ = _run(capsys, REF, "-i", SYS, REF, "--segments", str(path))
+        objs = _jsonl(path)
+        assert code == 0 and len(objs) == 2 * 3004
+        assert [o["system"] for o in objs[::3004]] == [SYS, REF]
+        assert all(o["bleu"] == 1 for o in objs[3004:] if o["hyp_len"] >= 4)
+
+    def test_small_blocks_keep_tokens_aligned(self, capsys, tmp_path, monkeypatch):
+        """With tiny streaming blocks the tokens stay beside their own statistics."""
+        import bleu_compat.stream as stream
+
+        monkeypatch.setattr(stream, "_FIRST_BLOCK_LINES", 7)
+        monkeypatch.setattr(stream, "STREAM_BLOCK_TOKENS", 50)
+        path = tmp_path / "s.jsonl"
+        code, _, _ = _run(capsys, REF, "-i", SYS, "--segments", str(path))
+        assert code == 0
+        for obj in _jsonl(path):
+            assert obj["hyp_len"] == len(obj["hyp_tokens"])
+            m, t, c, rl = segment_truth_stats(obj["hyp_tokens"], obj["ref_tokens"], 4)
+            assert (obj["matches"], obj["totals"]) == (m, t)
+
+
+@pytest.fixture(scope="module")
+def compared(tmp_path_factory) -> tuple[list[dict], str]:
+    """(--segments objects, the text output) of the WMT17 --compare run."""
+    import contextlib
+
+    path = tmp_path_factory.mktemp("seg") / "s.jsonl"
+    with contextlib.redirect_stdout(io.StringIO()) as out, \
+            contextlib.redirect_stderr(io.StringIO()):
+        code = main(["score", REF, "-i", SYS, "--compare", "--segments", str(path)])
+    assert code == 0
+    return _jsonl(path), out.getvalue()
+
+
+class TestSegmentCauses:
+    @pytest.fixture()
+    def objs(self, compared) -> list[dict]:
+        return compared[0]
+
+    def test_floor_marks_the_short_hypotheses_where_the_step_is_evaluated(self, objs):
+        """sacrebleu -> nltk: the floor is evaluated on str.split() tokens (22 lines, counted
+        here); nltk -> card on 13a tokens (the five lines 398, 411, 727, 2223, 2987)."""
+        split_short = [k + 1 for k, h in enumerate(_lines(SYS)) if len(h.split()) < 4]
+        floor = "NLTK-DENOMINATOR-FLOOR"
+        marked = [o["line"] for o in objs if floor in o["causes"].get("sacrebleu -> nltk", [])]
+        assert marked == split_short and len(marked) == 22
+        back = [o["line"] for o in objs if floor in o["causes"].get("nltk -> card", [])]
+        assert back == [398, 411, 727, 2223, 2987]
+        assert all(floor not in o["causes"].get("sacrebleu -> card", []) for o in objs)
+
+    def test_tokenization_marks_segments_whose_statistics_change(self, objs):
+        """A segment is behind tokenization when its statistics differ between 13a and str.split()."""
+        from sacrebleu.tokenizers.tokenizer_13a import Tokenizer13a
+
+        tok = Tokenizer13a()
+        for obj, h, r in zip(objs, _lines(SYS), _lines(REF)):
+            changed = (segment_truth_stats(h.split(), [r.split()], 4)
+                       != segment_truth_stats(tok(h).split(), [tok(r).split()], 4))
+            assert ("tokenization" in obj["causes"].get("sacrebleu -> nltk", [])) == changed
+
+    def test_same_lines_as_the_text_prints(self, compared):
+        """The per-segment markers and the text's 'lines behind a cause' are one definition."""
+        objs, text = compared
+        marked = [o["line"] for o in objs
+                  if "tokenization" in o["causes"].get("sacrebleu -> nltk", [])]
+        assert len(marked) == 2956 and marked[:10] == list(range(1, 11))
+        floor = [o["line"] for o in objs
+                 if "NLTK-DENOMINATOR-FLOOR" in o["causes"].get("sacrebleu -> nltk", [])]
+        shown = ", ".join(map(str, floor[:10]))
+        assert (f"hypotheses shorter than 4 tokens on str.split() tokens: lines {shown}, ... "
+                f"({len(floor)} lines)") in text
+
+
+class TestProgress:
+    def test_plain_scoring_leaves_stderr_clean_when_not_a_terminal(self, capsys):
+        code, out, err = _run(capsys, REF, "-i", SYS)
+        assert code == 0 and err == "" and SIG in out
+
+    def test_spinner_appears_only_after_the_delay(self):
+        """On a terminal: nothing for a quick run, a spinner once the run outlasts the delay."""
+        from rich.console import Console
+
+        from bleu_compat.cli.score import _progress
+
+        quick = io.StringIO()
+        with _progress(Console(file=quick, force_terminal=True), delay=5) as progress:
+            progress("scoring quick")
+        time.sleep(0.1)
+        assert quick.getvalue() == ""  # the timer was cancelled: nothing, ever
+        slow = io.StringIO()
+        with _progress(Console(file=slow, force_terminal=True), delay=0.05) as progress:
+            progress("scoring slow")
+            deadline = time.monotonic() + 10  # a loaded machine may start the timer late
+            while "scoring slow" not in slow.getvalue() and time.monotonic() < deadline:
+                time.sleep(0.05)
+        assert "scoring slow" in slow.getvalue()
+
+    def test_not_a_terminal_is_a_no_op(self, monkeypatch):
+        import sys
+
+        from bleu_compat.cli.score import _progress
+
+        monkeypatch.setattr(sys, "stderr", io.StringIO())
+        with _progress(delay=0) as progress:
+            progress("x")
+            time.sleep(0.05)
+        assert sys.stderr.getvalue() == ""
+
+
+class TestSignatureEverywhere:
+    @pytest.mark.parametrize("fmt", ["line", "table", "markdown", "csv", "json", "text"])
+    def test_each_format_on_stdout(self, capsys, fmt):
+        code, out, _ = _run(capsys, REF, "-i", SYS, "-f", fmt)
+        assert code == 0 and SIG in out
+
+    def test_json_flag(self, capsys):
+        code, out, _ = _run(capsys, REF, "-i", SYS, "--json")
+        assert code == 0 and json.loads(out)["signature"] == SIG
+
+    def test_score_only_keeps_stdout_bare(self, capsys):
+        """-b: stdout is the number alone (as sacreBLEU's -b); the signature is on stderr."""
+        code, out, err = _run(capsys, REF, "-i", SYS, "-b")
+        assert code == 0 and out == "28.30\n" and err == f"signature: {SIG}\n"
+
+    def test_legacy_json_is_still_the_card_object(self, capsys):
+        """`score HYP REF --json`: the card's output object on stdout, the signature on stderr."""
+        code, out, err = _run(capsys, SYS, REF, "--json")
+        assert code == 0 and "signature" not in json.loads(out)
+        assert err == f"signature: {SIG.replace('tok:13a', 'tok:none')}\n"
+
+    def test_compare_json_and_text(self, capsys):
+        code, out, _ = _run(capsys, REF, "-i", SYS, "--compare", "sacrebleu", "card", "-f", "json")
+        assert code == 0 and json.loads(out)["signature"] == SIG
+        code, out, _ = _run(capsys, REF, "-i", SYS, "--compare", "sacrebleu", "card")
+        assert code == 0 and f"signature: {SIG}" in out
+
+
+class TestFreshUserFindings:
+    @pytest.mark.parametrize("argv", [["--bogus"], [REF, "-i", SYS, "--bogus"],
+                                      ["--bogus", REF, SYS], [REF, SYS, "--nope=1"]])
+    def test_unknown_option_gets_scores_usage(self, capsys, argv):
+        code, out, err = _run(capsys, *argv)
+        assert code == 2 and out == ""
+        assert err.startswith("usage: bleu-compat score ") and "unrecognized arguments" in err
+
+    @pytest.mark.parametrize("argv", [["-t", "wmt17"], ["-t", "wmt17", "-b"],
+                                      ["--test-set", "wmt22"]])
+    def test_test_set_without_files_says_no_download(self, capsys, argv):
+        code, out, err = _run(capsys, *argv)
+        assert code == 2 and out == ""
+        assert "downloads nothing" in err and "fixtures/real/wmt17-en-de-uedin-nmt" in err
+        assert "required" not in err
+
+    def test_no_files_at_all(self, capsys):
+        code, out, err = _run(capsys)
+        assert code == 2 and out == "" and "FILE" in err and "Traceback" not in err
+
+    @pytest.mark.parametrize("flag, value", [("--decimals", "17"), ("--width", "16"),
+                                             ("-w", "-1"), ("--decimals", "-3")])
+    def test_width_error_names_the_flag_typed(self, capsys, flag, value):
+        code, out, err = _run(capsys, REF, "-i", SYS, flag, value)
+        assert code == 2 and out == ""
+        assert re.search(rf"{re.escape(flag)} {re.escape(value)}: must be between 0 and 15", err)
+
+    @pytest.mark.parametrize("flag", ["--html", "--segments"])
+    @pytest.mark.parametrize("target", ["/proc/bleu-compat-x.out", "{tmp}/missing/dir/x.out",
+                                        "{tmp}"])
+    def test_unwritable_output_fails_before_running(self, capsys, tmp_path, flag, target,
+                                                    monkeypatch):
+        """An output that cannot be written: exit 2 naming it, before any library runs."""
+        import bleu_compat.decompose as decompose
+
+        def never(*args, **kwargs):
+            raise AssertionError("the comparison ran")
+
+        monkeypatch.setattr(decompose, "compare", never)
+        path = target.format(tmp=tmp_path)
+        code, out, err = _run(capsys, REF, "-i", SYS, "--compare", flag, path)
+        assert code == 2 and out == ""
+        assert f"{flag}: cannot write {path}" in err and "Traceback" not in err
+
+    def test_writable_probe_leaves_no_file_on_an_input_error(self, capsys, tmp_path):
+        """The probe does not leave a file behind when the run then fails on its input."""
+        seg = tmp_path / "s.jsonl"
+        code, _, _ = _run(capsys, REF, "-i", str(tmp_path / "missing.txt"), "--segments", str(seg))
+        assert code == 2 and not seg.exists()
