@@ -139,3 +139,21 @@ def test_crosscheck_and_score_without_cluster_import_no_dask(corpus: Path) -> No
     status, heavy = imported_after([*argv, "--checkpoint", "ck"], corpus)
     assert status == 0 and (corpus / "ck" / "manifest.json").is_file()
     assert not {m for m in heavy if m.split(".")[0] in ("dask", "distributed")}
+
+
+@pytest.mark.parametrize("preset, expected", [(None, "1"), ("3", "3")])
+def test_cli_asks_openblas_for_one_thread_unless_the_user_chose(preset, expected) -> None:
+    """main() sets OPENBLAS_NUM_THREADS=1 before numpy loads OpenBLAS; a user's value is kept."""
+    import os
+
+    env = {k: v for k, v in os.environ.items() if k != "OPENBLAS_NUM_THREADS"}
+    if preset is not None:
+        env["OPENBLAS_NUM_THREADS"] = preset
+    code = ("import os, sys\n"
+            "from bleu_compat.cli import main\n"
+            "status = main(['tools'])\n"
+            "print('BLAS', status, os.environ.get('OPENBLAS_NUM_THREADS'), 'numpy' in sys.modules)\n")
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env,
+                          timeout=60)
+    line = [x for x in proc.stdout.splitlines() if x.startswith("BLAS ")]
+    assert line == [f"BLAS 0 {expected} False"], proc.stderr
