@@ -231,7 +231,8 @@ def scan_file(
                     data, tail = tail, b""
                     if not data:
                         break
-                if not data.isascii():  # ASCII is UTF-8: only other bytes need decoding
+                ascii_only = data.isascii()
+                if not ascii_only:  # ASCII is UTF-8: only other bytes need decoding
                     try:
                         data.decode("utf-8")
                     except UnicodeDecodeError as exc:
@@ -243,7 +244,8 @@ def scan_file(
                 if not data.endswith(b"\n"):  # the last line, without LF
                     chunk_lines += 1
                     crlf += data.endswith(b"\r")
-                bom_at = data.find(_BOM, 1 if n_lines == 0 else 0)
+                # U+FEFF is not ASCII: only other bytes can hold one
+                bom_at = -1 if ascii_only else data.find(_BOM, 1 if n_lines == 0 else 0)
                 if n_lines == 0:
                     first_line = _BOM.decode() if data.startswith(_BOM) else ""
                 if bom_at >= 0:  # U+FEFF inside the text: number its lines (rare)

@@ -281,7 +281,9 @@ def _matches(
         new = np.empty(len(sorted_key), bool)
         new[0] = True
         np.not_equal(sorted_key[1:], sorted_key[:-1], out=new[1:])
-        rank = np.cumsum(new) - 1
+        rank = np.empty(len(sorted_key), int64)  # the running count of new n-grams, from 0
+        rank[0] = 0
+        np.cumsum(new[1:], out=rank[1:])
         n_ranks = int(rank[-1]) + 1
         cell = rank * width + column[positions]
         if n_ranks * width <= dense_table_max:
@@ -322,7 +324,8 @@ def _matches(
         # Keep positions whose n-gram is in the hypothesis and in some
         # reference: only those can match at order n + 1 (an n-gram that runs
         # into a sentence end matches nothing, so it is dropped here too).
-        keep = shared[rank] > 0
+        # (indices then two takes: about twice as fast as two boolean masks)
+        keep = np.flatnonzero(shared[rank] > 0)
         positions = positions[keep]
         rank = rank[keep]
     return matches_out, per_seg
@@ -690,7 +693,7 @@ def _bytes_counts(
     is_token = np.ones(n_tok + n_seg_all, bool)
     is_token[end_at] = False
     ids = np.empty(n_tok + n_seg_all, np.int64)
-    ids[is_token] = np.where(in_hyp[tok_ids], remap[tok_ids], spare)
+    ids[is_token] = np.where(in_hyp, remap, spare)[tok_ids]  # one gather per token
     ids[end_at[:n_hyp_lines]] = hyp_end_id
     ids[end_at[n_hyp_lines:]] = ref_end_id
     counts = _stream_ids_counts(
