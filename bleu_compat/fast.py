@@ -303,9 +303,10 @@ def _matches(
             ref_max = np.zeros(n_ranks, int64)
             np.maximum.at(ref_max, gram[~is_hyp], counts[~is_hyp])
         shared = np.minimum(hyp_counts, ref_max)
-        total = np.cumsum(shared)
-        matches_out[n - 1] = int(total[-1])
-        if per_seg is not None and matches_out[n - 1]:
+        # the running sum only when per-segment slices of it are needed
+        total = np.cumsum(shared) if per_seg is not None else None
+        matches_out[n - 1] = int(total[-1]) if total is not None else int(shared.sum())
+        if total is not None and matches_out[n - 1]:
             # ranks are in segment order: a segment's matches are a slice of
             # the running sum over ranks, bounded by its first rank. The
             # segment of a rank: order 1's key starts with it; later, each
