@@ -31,7 +31,8 @@ Rows:
 * ``start-up``: ``bleu-compat --help`` and ``bleu-compat score`` on a
   one-line corpus, alone (no pair): median wall.
 * ``--million``: 1,000,000 segments x 1 reference (bench.py's scale corpus),
-  ``score HYP REF``, ``score REF -i HYP`` and ``score HYP REF --segments``,
+  ``score HYP REF``, ``score REF -i HYP --tokenize none`` (that form's
+  default is 13a, sacreBLEU's) and ``score HYP REF --segments``,
   3 runs each; with ``--million-sacrebleu`` also the ``sacrebleu`` command
   once on the same files (about 2 minutes and several GiB), for the ratio.
 
@@ -219,7 +220,9 @@ def main(argv: list[str] | None = None) -> int:
             rows = {}
             for name, cmd in {
                 "score HYP REF": [ours, "score", hyp.name, ref.name],
-                "score REF -i HYP": [ours, "score", ref.name, "-i", hyp.name],
+                # -i's form defaults to 13a (as sacreBLEU): name none, as the sacrebleu row does
+                "score REF -i HYP --tokenize none": [ours, "score", ref.name, "-i", hyp.name,
+                                                     "--tokenize", "none"],
                 "score HYP REF --segments": [ours, "score", hyp.name, ref.name, "--segments",
                                              str(big / "segments.jsonl")],
             }.items():
