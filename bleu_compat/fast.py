@@ -26,7 +26,13 @@ count in any single reference of the same segment, summed over the corpus):
   the results are returned as Python ints (or int64 arrays per segment).
 * :func:`numpy_stream_counts`, the same kernel on the layout of
   line-aligned files (one hypothesis stream, K reference streams, sentence
-  ends already in the streams), used by :mod:`bleu_compat.stream`.
+  ends already in the streams).
+* :func:`numpy_bytes_counts`, the same kernel on the raw bytes of a block
+  of line-aligned files, for ``--tokenize none`` (:mod:`bleu_compat.stream`):
+  tokens are found at the ASCII whitespace bytes and interned in numpy, each
+  read as zero-padded 8-byte words ranked by a hash-and-sort whose
+  collisions are detected and resolved exactly, so no Python object is made
+  per token.
 
 numpy is optional: :func:`numpy_available` says whether it can be imported,
 and callers fall back to :func:`python_counts`. Floats are never computed
@@ -49,7 +55,9 @@ __all__ = [
     "python_counts",
     "numpy_counts",
     "numpy_stream_counts",
+    "numpy_bytes_counts",
     "numpy_available",
+    "LONG_TOKEN_BYTES",
     "NUMPY_MIN_TOKENS",
     "HYP_END",
     "REF_END",
@@ -507,7 +515,9 @@ def _stream_ids_counts(
 #: Tokens longer than this many bytes are interned through a dict (rare in
 #: text); shorter ones by their bytes read as 64-bit words (numpy_bytes_counts).
 LONG_TOKEN_BYTES = 64
-# Multiplicative hashing (Knuth, TAOCP vol. 3, 6.4): odd 64-bit constants.
+# Multiplicative hashing (Knuth, TAOCP vol. 3, 6.4): 2**64 / golden ratio, and
+# xxHash64's PRIME64_2 to mix in a previous id. Any odd constants give exact
+# results (equal hashes are checked by their keys); these spread bits well.
 _HASH_MUL = 0x9E3779B97F4A7C15
 _HASH_MUL_PREV = 0xC2B2AE3D27D4EB4F
 
@@ -641,8 +651,8 @@ def numpy_bytes_counts(
         n_seg: S, the number of segments (lines per chunk).
         max_order: N >= 1 (checked by the caller).
         per_segment: return :class:`SegmentCounts` instead of the corpus sums.
-        hash_bits: for tests: fewer hash bits in the interning, to force
-            its collision path.
+        hash_bits: for tests: fewer hash bits (>= 1) in the interning, to
+            force its collision path.
 
     Returns:
         As :func:`numpy_counts` on the same segments.

@@ -1,9 +1,12 @@
 """Corpus statistics of line-aligned files, streamed in bounded memory.
 
 What ``bleu-compat score`` computes: the files are read block by block, each
-block tokenized (in bulk where that gives the same tokens) and counted by the
-vectorised kernel of :mod:`bleu_compat.fast`, per segment if asked, in the
-same pass. Outside the core because tokenizing may need sacreBLEU
+block tokenized and counted by the vectorised kernel of :mod:`bleu_compat.fast`,
+per segment if asked, in the same pass. With ``none``, a block that
+:func:`bleu_compat.tokenizers.bytes_split_is_str_split` accepts is split and
+interned in numpy without a Python object per token
+(:func:`bleu_compat.fast.numpy_bytes_counts`: the tokens of ``str.split()``
+line by line); other blocks and tokenizers go line by line. Outside the core because tokenizing may need sacreBLEU
 (:mod:`bleu_compat.tokenizers`); numpy is imported only for blocks large
 enough to need it.
 """
@@ -57,8 +60,9 @@ def corpus_stats_files(
 
     The files are read block by block (:func:`bleu_compat.corpus_io.iter_line_blocks`),
     each block's lines tokenized (:mod:`bleu_compat.tokenizers`: with
-    ``none``, split in bulk when that gives the same tokens) and counted with
-    the vectorised kernel; only one block is held. Segment i's hypothesis is
+    ``none``, split and interned in bulk by
+    :func:`bleu_compat.fast.numpy_bytes_counts` when that gives the same
+    tokens) and counted with the vectorised kernel; only one block is held. Segment i's hypothesis is
     line i of ``hypothesis`` and its references are line i of each file in
     ``references``. The files must have been checked first
     (:func:`bleu_compat.corpus_io.scan_file`: UTF-8, equal line counts).
