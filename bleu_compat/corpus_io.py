@@ -231,18 +231,21 @@ def scan_file(
                     data, tail = tail, b""
                     if not data:
                         break
-                if not data.isascii():  # ASCII is UTF-8: only other bytes need decoding
+                ascii_only = data.isascii()
+                if not ascii_only:  # ASCII is UTF-8: only other bytes need decoding
                     try:
                         data.decode("utf-8")
                     except UnicodeDecodeError as exc:
                         raise _decode_error(name, data, exc.start, n_lines) from None
                 # LF and CR are ASCII, so lines and CRs are counted on the bytes
                 chunk_lines = data.count(b"\n")
-                crlf += data.count(b"\r\n")
+                if b"\r" in data:  # memchr; the two-byte count only when a CR is there
+                    crlf += data.count(b"\r\n")
                 if not data.endswith(b"\n"):  # the last line, without LF
                     chunk_lines += 1
                     crlf += data.endswith(b"\r")
-                bom_at = data.find(_BOM, 1 if n_lines == 0 else 0)
+                # U+FEFF is not ASCII: only other bytes can hold one
+                bom_at = -1 if ascii_only else data.find(_BOM, 1 if n_lines == 0 else 0)
                 if n_lines == 0:
                     first_line = _BOM.decode() if data.startswith(_BOM) else ""
                 if bom_at >= 0:  # U+FEFF inside the text: number its lines (rare)
@@ -285,22 +288,20 @@ def iter_line_blocks(
                 raise CorpusReadError(f"{path}: cannot read: {exc.strerror or exc}") from None
         while True:
             size = block_lines()
-            chunks = [b"".join(islice(handle, size)) for handle in handles]
-            counts = {_count_lines(chunk) for chunk in chunks}
+            # a file's lines as iteration gives them: one item per line (the
+            # last may lack its LF), so the count is the number of items
+            blocks = [list(islice(handle, size)) for handle in handles]
+            counts = set(map(len, blocks))
             if len(counts) != 1:
                 raise CorpusReadError(
                     "the files changed while being read: their line counts differ now"
                 )
-            if not chunks[0]:
+            if not blocks[0]:
                 return
-            yield counts.pop(), chunks
+            yield counts.pop(), [b"".join(lines) for lines in blocks]
     finally:
         for handle in handles:
             handle.close()
-
-
-def _count_lines(chunk: bytes) -> int:
-    return chunk.count(b"\n") + (1 if chunk and not chunk.endswith(b"\n") else 0)
 
 
 def check_same_length(hypothesis: CorpusFile, references: list[CorpusFile]) -> None:

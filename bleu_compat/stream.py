@@ -1,9 +1,12 @@
 """Corpus statistics of line-aligned files, streamed in bounded memory.
 
 What ``bleu-compat score`` computes: the files are read block by block, each
-block tokenized (in bulk where that gives the same tokens) and counted by the
-vectorised kernel of :mod:`bleu_compat.fast`, per segment if asked, in the
-same pass. Outside the core because tokenizing may need sacreBLEU
+block tokenized and counted by the vectorised kernel of :mod:`bleu_compat.fast`,
+per segment if asked, in the same pass. With ``none``, a block that
+:func:`bleu_compat.tokenizers.bytes_split_is_str_split` accepts is split and
+interned in numpy without a Python object per token
+(:func:`bleu_compat.fast.numpy_bytes_counts`: the tokens of ``str.split()``
+line by line); other blocks and tokenizers go line by line. Outside the core because tokenizing may need sacreBLEU
 (:mod:`bleu_compat.tokenizers`); numpy is imported only for blocks large
 enough to need it.
 """
@@ -16,6 +19,7 @@ from .corpus_io import decode_block, iter_line_blocks
 from .errors import InvalidInputError
 from .fast import (
     HYP_END,
+    _bytes_counts,
     REF_END,
     _with_ends,
     numpy_available,
@@ -24,11 +28,8 @@ from .fast import (
 )
 from .stats import _BLOCK_SEGMENTS, SufficientStats, _n_tokens, check_max_order
 from .tokenizers import (
-    BULK_HYP_END,
-    BULK_REF_END,
     bytes_split_is_str_split,
     get_tokenizer,
-    split_none_bulk,
 )
 
 __all__ = ["corpus_stats_files", "STREAM_BLOCK_TOKENS"]
@@ -59,8 +60,9 @@ def corpus_stats_files(
 
     The files are read block by block (:func:`bleu_compat.corpus_io.iter_line_blocks`),
     each block's lines tokenized (:mod:`bleu_compat.tokenizers`: with
-    ``none``, split in bulk when that gives the same tokens) and counted with
-    the vectorised kernel; only one block is held. Segment i's hypothesis is
+    ``none``, split and interned in bulk by
+    :func:`bleu_compat.fast.numpy_bytes_counts` when that gives the same
+    tokens) and counted with the vectorised kernel; only one block is held. Segment i's hypothesis is
     line i of ``hypothesis`` and its references are line i of each file in
     ``references``. The files must have been checked first
     (:func:`bleu_compat.corpus_io.scan_file`: UTF-8, equal line counts).
@@ -98,19 +100,20 @@ def corpus_stats_files(
         rows: list[list[int]] = []
         if sum(map(len, chunks)) >= _NUMPY_MIN_BYTES and numpy_available():
             if tokenize == "none" and all(map(bytes_split_is_str_split, chunks)):
-                hyp_end, ref_end = BULK_HYP_END, BULK_REF_END
-                hyp = split_none_bulk(chunks[0], hyp_end)
-                refs = [split_none_bulk(chunk, ref_end) for chunk in chunks[1:]]
+                # tokens split and interned in numpy, no Python object per token
+                counts, n_tokens = _bytes_counts(
+                    chunks, n_lines, max_order, per_segment=on_segments is not None)
             else:
                 hyp_end, ref_end = HYP_END, REF_END
                 hyp, *refs = [
                     list(_with_ends([tokenizer(line) for line in decode_block(chunk)], end))
                     for chunk, end in zip(chunks, [hyp_end] + [ref_end] * len(references))
                 ]
-            counts = numpy_stream_counts(
-                hyp, refs, n_lines, max_order, hyp_end=hyp_end, ref_end=ref_end,
-                per_segment=on_segments is not None,
-            )
+                counts = numpy_stream_counts(
+                    hyp, refs, n_lines, max_order, hyp_end=hyp_end, ref_end=ref_end,
+                    per_segment=on_segments is not None,
+                )
+                n_tokens = len(hyp) + sum(map(len, refs)) - n_lines * (1 + len(refs))
             if on_segments is not None:
                 import numpy as np
 
@@ -120,7 +123,6 @@ def corpus_stats_files(
                 ).tolist()
             else:
                 m, t, h, r = counts
-            n_tokens = len(hyp) + sum(map(len, refs)) - n_lines * (1 + len(refs))
         else:
             per_file = [[tokenizer(line) for line in decode_block(chunk)] for chunk in chunks]
             hyps, seg_refs = per_file[0], [list(seg) for seg in zip(*per_file[1:])]

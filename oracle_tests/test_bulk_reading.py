@@ -194,7 +194,10 @@ class TestStreamedFiles:
                              block_tokens):
         """Generated line-aligned files of quirk pieces, any block size: the definition's counts."""
         rnd = random.Random(seed)
-        words = [b"a", b"b", b"a", b"c", b"\xef\xbb\xbfa", "é".encode()]
+        # short words, and long ones equal in their first 8 or 64 bytes (the bytes
+        # kernel reads a token as 8-byte words, and interns longer ones by a dict)
+        words = [b"a", b"b", b"a", b"c", b"\xef\xbb\xbfa", "é".encode(), b"abcdefgh", b"abcdefghi",
+                 b"x" * 64, b"x" * 65, b"x" * 70 + b"y"]
         gaps = [b" ", b"  ", b"\t", b"\x0c", "\u00a0".encode(), "\u2028".encode(), b" \r"]
         directory = tmp_path_factory.mktemp("c")
 

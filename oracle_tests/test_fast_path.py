@@ -327,3 +327,94 @@ class TestPerSegmentKernel:
         refs = [[sentence() for _ in range(rnd.randint(1, 4))] for _ in range(400)]
         got = numpy_counts(hyps, refs, max_order, per_segment=True)
         assert rows_of(got) == per_segment_reference(hyps, refs, max_order)
+
+
+# Tokens for the bytes kernel (issue 12): lengths around every 8-byte word
+# boundary and past the dict threshold, sharing prefixes so that only a later
+# word tells them apart; non-ASCII and control bytes that are not whitespace.
+def _long(n: int, last: str = "") -> str:
+    return ("abcdefgh" * 10)[: n - len(last)] + last
+
+
+BYTE_TOKENS = st.sampled_from([
+    "a", "b", "a", "ab", _long(7), _long(8), _long(8, "z"), _long(9), _long(9, "z"), _long(15),
+    _long(16), _long(17), _long(24), _long(25), _long(64), _long(64, "z"), _long(65),
+    _long(65, "z"), _long(80), "é", "e\u0301", "日本語の文", "\ufeffa", "\x02", "a\x7fb",
+    "\u200b",
+])
+BYTE_GAPS = st.sampled_from([" ", "  ", "\t", "\x0b", "\x0c", "\r", " \r"])
+BYTE_LINE = st.lists(st.tuples(BYTE_TOKENS, BYTE_GAPS), max_size=10)
+
+
+def _line_text(pieces, lead):
+    return lead + "".join(tok + gap for tok, gap in pieces)
+
+
+@st.composite
+def byte_corpora(draw):
+    """(hypothesis chunk, reference chunks, n_seg): line-aligned blocks as files hold them."""
+    n_seg = draw(st.integers(1, 8))
+    n_refs = draw(st.integers(1, 4))
+    chunks = []
+    for _ in range(n_refs + 1):
+        lines = [_line_text(draw(BYTE_LINE), draw(st.sampled_from(["", " ", "\t"])))
+                 for _ in range(n_seg)]
+        data = "".join(line + draw(st.sampled_from(["\n", "\r\n"])) for line in lines).encode()
+        if draw(st.booleans()) and data != b"\n" and not data.endswith(b"\n\n"):
+            data = data[:-1]  # the last line without its LF (a CR before it stays)
+        chunks.append(data)
+    return chunks, n_seg
+
+
+def _tokens_by_definition(chunk: bytes) -> list[list[str]]:
+    # LF ends a line, the final LF is optional; str.split() of each decoded line
+    lines = chunk.split(b"\n")
+    if lines[-1] == b"":
+        lines.pop()
+    return [line.decode("utf-8").split() for line in lines]
+
+
+class TestBytesKernel:
+    """numpy_bytes_counts (score's --tokenize none path) is the definition on str.split tokens."""
+
+    @settings(max_examples=300, deadline=None)
+    @given(byte_corpora(), ORDER, st.booleans(), st.sampled_from([None, 1, 3]))
+    def test_bytes_kernel(self, corpus, max_order, per_segment, hash_bits):
+        """Every segment's integers (or their sums), whatever the hash width: 1 and 3 bits
+        force hash collisions, so the exact-sort fallback of the interning is covered too."""
+        from bleu_compat.fast import numpy_bytes_counts
+
+        chunks, n_seg = corpus
+        hyps = _tokens_by_definition(chunks[0])
+        per_file = [_tokens_by_definition(chunk) for chunk in chunks[1:]]
+        refs = [list(seg) for seg in zip(*per_file)]
+        got = numpy_bytes_counts(chunks, n_seg, max_order, per_segment=per_segment,
+                                 hash_bits=hash_bits)
+        if per_segment:
+            assert rows_of(got) == per_segment_reference(hyps, refs, max_order)
+        else:
+            assert as_tuple(got) == reference_stats(hyps, refs, max_order)
+
+    def test_prefix_sharing_tokens_stay_distinct(self):
+        """Tokens equal in their first 8, 16 or 64 bytes are different tokens: no match."""
+        from bleu_compat.fast import numpy_bytes_counts
+
+        for a, b in [(_long(8), _long(9)), (_long(16), _long(16, "z")), (_long(64), _long(65)),
+                     (_long(65), _long(65, "z")), (_long(70), _long(71))]:
+            hyp = f"{a} x\n".encode()
+            ref = f"{b} x\n".encode()
+            assert numpy_bytes_counts([hyp, ref], 1, 2) == ([1, 0], [2, 1], 2, 2)
+            assert numpy_bytes_counts([hyp, hyp], 1, 2) == ([2, 1], [2, 1], 2, 2)
+
+    def test_collision_fallback_is_taken(self, monkeypatch):
+        """With 1 hash bit the interning must detect collisions and sort the keys themselves."""
+        import numpy as np
+
+        import bleu_compat.fast as fast
+
+        calls = []
+        real = np.lexsort
+        monkeypatch.setattr(np, "lexsort", lambda keys: calls.append(1) or real(keys))
+        data = " ".join(_long(n) for n in range(9, 30)).encode() + b"\n"
+        assert fast.numpy_bytes_counts([data, data], 1, 1, hash_bits=1)[0] == [21]
+        assert calls

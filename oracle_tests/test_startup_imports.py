@@ -57,12 +57,14 @@ def test_import_bleu_compat_is_light() -> None:
 
 
 @pytest.mark.parametrize("argv", [["--help"], ["--version"], ["score", "--help"], ["run", "--help"],
-                                  ["tools"], ["serve", "--help"], ["bigram", "--help"], []])
+                                  ["tools"], ["serve", "--help"], ["bigram", "--help"], [],
+                                  ["crosscheck", "--help"], ["gate", "--help"],
+                                  ["explain", "--help"], ["matrix", "--help"]])
 def test_help_imports_nothing_heavy(argv: list[str], tmp_path: Path) -> None:
     """--help, --version and a command's --help build only what they print.
 
-    (``crosscheck`` and ``gate`` are left out: their parser shows the
-    harness's defaults, so registering them imports the harness.)
+    (``crosscheck --help`` prints the harness's default sizes: they come from
+    :mod:`bleu_compat.harness_defaults`, not from the harness.)
     """
     status, heavy = imported_after(argv, tmp_path)
     assert status == (2 if argv == [] else 0)
@@ -139,3 +141,38 @@ def test_crosscheck_and_score_without_cluster_import_no_dask(corpus: Path) -> No
     status, heavy = imported_after([*argv, "--checkpoint", "ck"], corpus)
     assert status == 0 and (corpus / "ck" / "manifest.json").is_file()
     assert not {m for m in heavy if m.split(".")[0] in ("dask", "distributed")}
+
+
+@pytest.mark.parametrize("preset, expected", [(None, "1"), ("3", "3")])
+def test_cli_asks_openblas_for_one_thread_unless_the_user_chose(preset, expected) -> None:
+    """main() sets OPENBLAS_NUM_THREADS=1 before numpy loads OpenBLAS; a user's value is kept."""
+    import os
+
+    env = {k: v for k, v in os.environ.items() if k != "OPENBLAS_NUM_THREADS"}
+    if preset is not None:
+        env["OPENBLAS_NUM_THREADS"] = preset
+    code = ("import os, sys\n"
+            "from bleu_compat.cli import main\n"
+            "status = main(['tools'])\n"
+            "print('BLAS', status, os.environ.get('OPENBLAS_NUM_THREADS'), 'numpy' in sys.modules)\n")
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env,
+                          timeout=60)
+    line = [x for x in proc.stdout.splitlines() if x.startswith("BLAS ")]
+    assert line == [f"BLAS 0 {expected} False"], proc.stderr
+
+
+def test_crosscheck_help_shows_the_harness_defaults(tmp_path: Path) -> None:
+    """The defaults crosscheck --help prints are the ones the harness runs with."""
+    import contextlib
+    import io
+
+    from bleu_compat.cli import main
+    from bleu_compat.harness.run import DEFAULT_CASES, DEFAULT_INVALID, DEFAULT_SEED
+
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        assert main(["crosscheck", "--help"]) == 0
+    text = " ".join(out.getvalue().split())
+    assert f"generator seed (default {DEFAULT_SEED})" in text
+    assert f"(default {DEFAULT_CASES['bleu-corpus-compute']})" in text
+    assert f"(default {DEFAULT_INVALID})" in text  # --invalid's help spells its default out

@@ -39,7 +39,7 @@ __all__ = ["register", "cmd_crosscheck", "run_report", "write_reports", "usage",
 
 def register(subparsers: Any) -> None:
     """Add the ``crosscheck`` command."""
-    from bleu_compat.harness.run import DEFAULT_CASES, DEFAULT_INVALID, DEFAULT_SEED
+    from bleu_compat.harness_defaults import DEFAULT_CASES, DEFAULT_INVALID, DEFAULT_SEED  # not the harness: cheap --help
 
     p = subparsers.add_parser(
         "crosscheck", help="run ours, sacreBLEU and NLTK side by side and explain every difference",

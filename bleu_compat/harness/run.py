@@ -26,6 +26,8 @@ from pathlib import Path
 from typing import Any, Callable, Sequence
 
 from bleu_compat.bleu import corpus_bleu
+# the default run's sizes, in a module the CLI imports without the harness (crosscheck --help)
+from bleu_compat.harness_defaults import DEFAULT_CASES, DEFAULT_INVALID, DEFAULT_SEED
 from bleu_compat.tools import TOOL_IDS
 
 from .classify import IMPLEMENTATIONS, CaseResult, evaluate, shrink
@@ -37,11 +39,6 @@ __all__ = [
     "DEFAULT_CASES", "DEFAULT_SEED", "fixtures_dir", "load_real_set",
 ]
 
-DEFAULT_SEED = 0
-#: Generated cases per tool in the default run (2,100 in all).
-DEFAULT_CASES = {"bleu-corpus-compute": 700, "bleu-smoothing-compute": 700, "bleu-brevity-penalty": 700}
-#: Generated invalid requests per tool in the default run (sent to ours only).
-DEFAULT_INVALID = 150
 CHUNK = 25
 INVALID_CHUNK = 50
 ULP_BUCKETS = ("0", "1", "2", "3-4", "5-8", "9-16", "17-64", "65-1024", ">1024")
