@@ -175,4 +175,4 @@ def test_crosscheck_help_shows_the_harness_defaults(tmp_path: Path) -> None:
     text = " ".join(out.getvalue().split())
     assert f"generator seed (default {DEFAULT_SEED})" in text
     assert f"(default {DEFAULT_CASES['bleu-corpus-compute']})" in text
-    assert f"(default {DEFAULT_INVALID})" in text  # --invalid's help spells its default out
+    assert f"(default {DEFAULT_INVALID}, or --cases when that is smaller" in text  # --invalid spells its default out
