@@ -595,3 +595,34 @@ class TestAsksFor:
 
         check = asks_for("--json")
         assert check(["--json"]) and check(["--js", "x"]) and not check(["x"])
+
+
+class TestTopLevelMistakes:
+    """Mistakes before or in the command's name, answered by the top-level parser or the named
+    command (argparse printed the top-level usage, and for ``--bogus run`` a wrong ``TOOL`` error)."""
+
+    @pytest.mark.parametrize("typo, near", [("runn", "run"), ("scor", "score"), ("crosscheK", "crosscheck")])
+    def test_unknown_command_names_the_nearest(self, typo: str, near: str) -> None:
+        message = one_line_error(bleu(typo), "bleu-compat: unknown command")
+        assert f"did you mean {near!r}" in message
+
+    def test_unknown_command_without_a_near_one_lists_them(self) -> None:
+        message = one_line_error(bleu("zzz"), "bleu-compat: unknown command 'zzz'")
+        assert "did you mean" not in message and "tools, run, bigram" in message
+
+    def test_option_before_run_is_a_json_error_naming_it(self) -> None:
+        for args in (("--bogus", "run"), ("-x", "run", BP)):
+            error = json_error(bleu(*args), "usage_error")
+            assert repr(args[0]) in error["message"] and "before the command 'run'" in error["message"]
+
+    def test_option_before_a_text_command_is_one_line(self) -> None:
+        message = one_line_error(bleu("--bogus", "explain"), "bleu-compat explain:")
+        assert "'--bogus'" in message
+
+    def test_option_without_a_command(self) -> None:
+        one_line_error(bleu("--bogus"), "bleu-compat: unknown option '--bogus'")
+
+    @pytest.mark.parametrize("args", [("--help", "--bogus", "run"), ("--vers",), ("--version", "run")])
+    def test_help_and_version_first_still_answer(self, args: tuple[str, ...]) -> None:
+        proc = bleu(*args)
+        assert proc.returncode == 0 and proc.stdout, proc

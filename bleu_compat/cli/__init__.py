@@ -112,6 +112,46 @@ def _single_thread_blas() -> None:
         os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 
 
+_TOP_LEVEL_OPTIONS = ("-h", "--help", "--version")
+
+
+def _refuse_top_level_mistakes(parser: argparse.ArgumentParser, words: list[str]) -> None:
+    """Answer an unknown command, or an unknown option before the command, in one clear message.
+
+    argparse would print the top-level usage and, for ``bleu-compat --bogus
+    run``, a misleading error of ``run`` (``TOOL`` required). An unknown
+    option before a known command is reported by that command's parser, so in
+    its format (``run`` answers JSON, :mod:`bleu_compat.cli.usage`); an
+    unknown command is one line on standard error naming the nearest command.
+    Raises SystemExit(2) after printing; returns when there is nothing to say.
+    """
+    import difflib
+
+    from bleu_compat.cli.usage import refuse
+
+    names = [name for name, _, _ in COMMANDS]
+    chosen = _chosen_command(words)
+    before = words[: words.index(chosen)] if chosen is not None else words
+    if any(w in _TOP_LEVEL_OPTIONS or (w.startswith("--") and len(w) > 2
+                                       and any(o.startswith(w) for o in _TOP_LEVEL_OPTIONS))
+           for w in before):
+        return  # --help / --version (or an abbreviation) first: argparse answers
+    if chosen is not None and chosen not in names:
+        near = difflib.get_close_matches(chosen, names, n=1)
+        hint = f" (did you mean {near[0]!r}?)" if near else ""
+        raise SystemExit(refuse("bleu-compat", f"unknown command {chosen!r}{hint}; the commands are "
+                                f"{', '.join(names)} (bleu-compat --help)"))
+    stray = [w for w in before if w.startswith("-") and w != "--"]
+    if not stray:
+        return
+    if chosen is None:
+        raise SystemExit(refuse("bleu-compat", f"unknown option {stray[0]!r}; give a command first "
+                                f"({', '.join(names)}; bleu-compat --help)"))
+    command_parser = parser._subparsers._group_actions[0].choices[chosen]  # type: ignore[union-attr]
+    command_parser.error(f"unknown option {stray[0]!r} before the command {chosen!r} "
+                         f"(options go after it: bleu-compat {chosen} {stray[0]} ...)")
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; return the exit status (never raises, never a traceback)."""
     _single_thread_blas()
@@ -124,7 +164,9 @@ def main(argv: Sequence[str] | None = None) -> int:
             except (ValueError, OSError):
                 pass
     parser = build_parser(argv)
+    words = list(sys.argv[1:] if argv is None else argv)
     try:
+        _refuse_top_level_mistakes(parser, words)
         args = parser.parse_args(argv)
     except SystemExit as exc:  # argparse: --help (0) or a usage error (2)
         return int(exc.code or 0) if isinstance(exc.code, int) else 2
