@@ -32,6 +32,7 @@ __all__ = [
     "corpus_bleu",
     "SmoothedBleuResult",
     "smoothed_bleu",
+    "bleu_of_smoothed",
     "BrevityPenaltyResult",
     "corpus_brevity_penalty",
 ]
@@ -224,6 +225,37 @@ def smoothed_bleu(
     if matches[0] == 0 and any(matches):
         raise InvalidInputError("m_1 = 0 requires every m_n to be 0")
     sm, st = smooth(matches, totals, smoothing, epsilon=epsilon)
+    bleu, bp, orders_used = bleu_of_smoothed(matches[0], sm, st, candidate_length, reference_length,
+                                             effective_order)
+    return SmoothedBleuResult(bleu, bp, orders_used, sm, st)
+
+
+def bleu_of_smoothed(
+    first_match: int,
+    sm: Sequence[Count],
+    st: Sequence[Count],
+    candidate_length: int,
+    reference_length: int,
+    effective_order: bool = False,
+) -> tuple[float, float, int]:
+    """The last steps of :func:`smoothed_bleu`, on counts already checked and smoothed.
+
+    bleu-smoothing-compute card, semantics 3–5, in the card's order of
+    operations (SPEC.md §2). It is :func:`smoothed_bleu` itself after its
+    checks and :func:`bleu_compat.smoothing.smooth` (one code path), exposed
+    for callers that hold statistics valid by construction (the per-segment
+    BLEU of ``score --segments``, counted by the kernel) and would otherwise
+    pay the checks once per segment.
+
+    Args:
+        first_match: m_1 before smoothing (bleu is 0 when it is 0).
+        sm, st: the smoothed matches and totals per order.
+        candidate_length: c; reference_length: r (ints >= 0).
+        effective_order: use only the leading orders whose smoothed total is > 0.
+
+    Returns:
+        ``(bleu, brevity_penalty, orders_used)``, bleu and BP on the 0–1 scale.
+    """
     bp = brevity_penalty(candidate_length, reference_length)
     if effective_order:
         orders_used = 0
@@ -235,17 +267,17 @@ def smoothed_bleu(
         orders_used = len(st)
     if (
         candidate_length == 0
-        or matches[0] == 0
+        or first_match == 0
         or orders_used == 0
         or any(st[k] == 0 or sm[k] == 0 for k in range(orders_used))
     ):
-        return SmoothedBleuResult(0.0, bp, orders_used, sm, st)
+        return 0.0, bp, orders_used
     log_sum = 0.0
     for k in range(orders_used):
         # a quotient may underflow to 0 (method1, epsilon 5e-324, total 2):
         # ln(0) = -inf, exp(-inf) = 0, so bleu is 0 (SPEC.md §2)
         log_sum += _ln(_div(sm[k], st[k]))
-    return SmoothedBleuResult(bp * math.exp(log_sum / orders_used), bp, orders_used, sm, st)
+    return bp * math.exp(log_sum / orders_used), bp, orders_used
 
 
 @dataclass(frozen=True, slots=True)

@@ -78,6 +78,16 @@ def js_number_str(x: float | int) -> str:
         raise ValueError(f"{x!r} cannot be written as JSON")
     if x == 0:
         return "0"  # also -0, as JSON.stringify writes it
+    text = repr(x)
+    if "e" not in text:
+        # 1e-4 <= |x| < 1e16: repr already writes the shortest digits in fixed
+        # notation, as Number::toString does; only an integral value's ".0" goes
+        return text[:-2] if text.endswith(".0") else text
+    return _js_float_str(x)
+
+
+def _js_float_str(x: float) -> str:
+    """:func:`js_number_str` of a finite non-zero float, from repr's digits in every range."""
     sign = "-" if x < 0 else ""
     # repr gives the shortest round-tripping digits; value = int(digits) * 10**exp
     _, digit_tuple, exp = decimal.Decimal(repr(abs(x))).normalize().as_tuple()

@@ -15,6 +15,8 @@ from fractions import Fraction
 
 import mpmath
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from bleu_compat import execute
 from bleu_compat.rounding import js_number_str, to_fixed, to_fixed_str
@@ -208,3 +210,25 @@ class TestTiesThroughTheTool:
         out = execute("bleu-brevity-penalty",
                       {"segments": [{"candidate_length": 12, "reference_lengths": [28]}], "decimals": 3})
         assert out["brevity_penalty"] == expected == 0.264
+
+
+# The shortcut for repr's fixed-notation range (1e-4 <= |x| < 1e16) must write exactly what the
+# general path (exponent range analysis on repr's digits, ECMA-262 Number::toString) writes.
+_FIXED_EDGES = [1e-4, 9.999999999999999e-05, 1.0000000000000002e-04, 1e16, 9999999999999998.0,
+                1e15, 123.0, 0.5, 1.0, 100.0, 28.301225088283296, 0.1 + 0.2, 2.0**53, 2.0**53 - 1]
+
+
+@pytest.mark.parametrize("x", _FIXED_EDGES + [-x for x in _FIXED_EDGES])
+def test_js_number_fixed_shortcut_edges(x: float) -> None:
+    from bleu_compat.rounding import _js_float_str
+
+    assert js_number_str(x) == _js_float_str(x)
+    assert float(js_number_str(x)) == x
+
+
+@settings(max_examples=3000, deadline=None)
+@given(st.floats(allow_nan=False, allow_infinity=False).filter(lambda v: v != 0))
+def test_js_number_fixed_shortcut_equals_the_general_path(x: float) -> None:
+    from bleu_compat.rounding import _js_float_str
+
+    assert js_number_str(x) == _js_float_str(x)

@@ -17,6 +17,8 @@ import time
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import bleu_compat
 from bleu_compat.cli import main
@@ -297,3 +299,43 @@ class TestFreshUserFindings:
         seg = tmp_path / "s.jsonl"
         code, _, _ = _run(capsys, REF, "-i", str(tmp_path / "missing.txt"), "--segments", str(seg))
         assert code == 2 and not seg.exists()
+
+
+class TestTokenJson:
+    """The token lists are written without the JSON encoder where nothing needs escaping; the
+    text must be exactly what json.dumps writes, for tokens of every kind."""
+
+    @staticmethod
+    def _encoder():
+        return json.JSONEncoder(ensure_ascii=False, separators=(",", ":")).encode
+
+    @settings(max_examples=2000, deadline=None)
+    @given(st.lists(st.lists(st.text(min_size=1, max_size=6), max_size=5), max_size=5))
+    def test_equals_json_dumps(self, lists: list[list[str]]) -> None:
+        from bleu_compat.cli.score import _json_token_lists
+
+        dumps = self._encoder()
+        assert _json_token_lists(lists, dumps) == [json.dumps(t, ensure_ascii=False, separators=(",", ":"))
+                                                   for t in lists]
+
+    @pytest.mark.parametrize("token", ['"', "\\", "\x00", "\x01", "\x1f", 'a"b', "a\\b", "\u2028", "\x7f",
+                                       "ü", "日本", "\ud7ff"])
+    def test_each_escape_class(self, token: str) -> None:
+        from bleu_compat.cli.score import _json_token_lists
+
+        for tokens in ([token], ["a", token], [token, token]):
+            text = _json_token_lists([tokens], self._encoder())[0]
+            assert json.loads(text) == tokens
+            assert text == json.dumps(tokens, ensure_ascii=False, separators=(",", ":"))
+
+    def test_end_to_end_tokens_with_quotes_backslashes_and_controls(self, capsys, tmp_path):
+        hyp, ref = tmp_path / "h.txt", tmp_path / "r.txt"
+        lines = ['say "hi" \\ back\x01slash ü', "plain words here", 'x\\"y', ""]
+        hyp.write_text("\n".join(lines) + "\n", encoding="utf-8")
+        ref.write_text("\n".join(reversed(lines)) + "\n", encoding="utf-8")
+        path = tmp_path / "s.jsonl"
+        code, _, _ = _run(capsys, str(hyp), str(ref), "--segments", str(path))
+        objs = _jsonl(path)
+        assert code == 0 and len(objs) == len(lines)
+        for obj, h, r in zip(objs, lines, reversed(lines)):
+            assert obj["hyp_tokens"] == h.split() and obj["ref_tokens"] == [r.split()]

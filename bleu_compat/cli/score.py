@@ -15,6 +15,7 @@ difference (:mod:`bleu_compat.parity`); an unexplained difference exits 1.
 from __future__ import annotations
 
 import argparse
+import re
 import sys
 from typing import Any, Sequence
 
@@ -1084,6 +1085,31 @@ def _stats_and_segments(segments: str | None, append: bool, system: str, source:
             writer.close()
 
 
+#: a character JSON must escape, the quote aside: json.encoder's ESCAPE set (ensure_ascii=False
+#: writes the rest as is); a quote is found by counting (the joined text holds the separators' quotes)
+_JSON_ESCAPED = re.compile(r'[\\\x00-\x1f]')
+
+
+def _json_token_lists(lists: list[list[str]], dumps: Any) -> list[str]:
+    """Each token list as JSON text, exactly as ``dumps`` (ensure_ascii=False, no spaces) writes it.
+
+    A list none of whose tokens holds a character JSON escapes (``"``, ``\\``,
+    U+0000–U+001F) is written by joining, ``["a","b"]``; any other by ``dumps``.
+    A test compares both with ``json.dumps`` on tokens of every kind.
+    """
+    search, out = _JSON_ESCAPED.search, []
+    for tokens in lists:
+        if not tokens:
+            out.append("[]")
+            continue
+        joined = '","'.join(tokens)
+        if search(joined) or joined.count('"') != 2 * (len(tokens) - 1):
+            out.append(dumps(tokens))
+        else:
+            out.append(f'["{joined}"]')
+    return out
+
+
 class _SegmentWriter:
     """The ``on_segments`` callback of corpus_stats_files that writes ``--segments`` lines.
 
@@ -1121,31 +1147,40 @@ class _SegmentWriter:
             f',"epsilon":{js_number_str(self._epsilon)}' if self._epsilon is not None else "")
         self._dumps = json.JSONEncoder(ensure_ascii=False, separators=(",", ":")).encode
         self._system = self._dumps(system)
+        from bleu_compat.smoothing import Smoothing, smooth
+
+        method, epsilon = Smoothing(self._method), self._epsilon
+        # the card's smoothing, resolved once (smooth() checks its arguments per call)
+        self._smooth = lambda m, t: smooth(m, t, method, epsilon=epsilon)
 
     def __call__(self, first: int, rows: list[list[int]]) -> None:
-        from bleu_compat.bleu import smoothed_bleu
+        from bleu_compat.bleu import bleu_of_smoothed
         from bleu_compat.corpus_io import decode_block
 
         self._size = len(rows)
         _, chunks = next(self._blocks)
-        tokens = [[self._tokenizer(line) for line in decode_block(chunk)] for chunk in chunks]
-        n, dumps, out = self._n, self._dumps, []
+        tokens = [_json_token_lists([self._tokenizer(line) for line in lines], self._dumps)
+                  for lines in map(decode_block, chunks)]
+        hyp_json, ref_json = tokens[0], tokens[1:]
+        n, smooth_counts, out = self._n, self._smooth, []
         for k, row in enumerate(rows):
             index = first + k
             matches, totals, hyp_len, ref_len = row[:n], row[n:2 * n], row[2 * n], row[2 * n + 1]
-            bleu = smoothed_bleu(matches, totals, hyp_len, ref_len, smoothing=self._method,
-                                 epsilon=self._epsilon).bleu
+            # the kernel's statistics are valid by construction: smoothed_bleu's per-call
+            # checks are skipped, its arithmetic (bleu_of_smoothed) is the same code
+            sm, st = smooth_counts(matches, totals)
+            bleu = bleu_of_smoothed(matches[0], sm, st, hyp_len, ref_len)[0]
             text = (
                 f'{{"system":{self._system},"segment":{index},"line":{index + 1},'
                 f'"matches":[{",".join(map(str, matches))}],'
                 f'"totals":[{",".join(map(str, totals))}],'
                 f'"hyp_len":{hyp_len},"ref_len":{ref_len},'
                 f'"bleu":{js_number_str(bleu)},"BLEU":{js_number_str(100 * bleu)},'
-                f'{self._smoothing},"hyp_tokens":{dumps(tokens[0][k])},'
-                f'"ref_tokens":{dumps([t[k] for t in tokens[1:]])}'
+                f'{self._smoothing},"hyp_tokens":{hyp_json[k]},'
+                f'"ref_tokens":[{",".join([t[k] for t in ref_json])}]'
             )
             if self._causes is not None:
-                text += f',"causes":{dumps(self._causes(index + 1))}'
+                text += f',"causes":{self._dumps(self._causes(index + 1))}'
             out.append(text + "}\n")
         self._handle.write("".join(out))
 
