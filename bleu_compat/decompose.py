@@ -177,6 +177,30 @@ def _bool(key: str, value: str) -> bool:
     raise ValueError(f"{key}={value}: give yes or no")
 
 
+#: the largest max order a configuration takes (the cards' range; score's --max-order is the same)
+MAX_ORDER_LIMIT = 8
+
+
+def _check_smooth_value(spec: str, cfg: Configuration) -> None:
+    """``value=`` is a finite number the configuration's smoothing uses, in that method's range.
+
+    floor / method1: the epsilon, in [0, 1] (the bleu-smoothing-compute card's range, as
+    ``--smooth-value``); add-k: k, which must be 1 (checked by :attr:`Configuration.card_smoothing`);
+    any other method takes no value.
+    """
+    value = cfg.smooth_value
+    uses = {"sacrebleu": ("floor", "add-k"), "nltk": ("method1",), "card": ("method1",)}
+    if cfg.smoothing not in uses[cfg.implementation]:
+        raise ValueError(f"{spec}: value={value:g} is used only with smooth="
+                         f"{' or '.join(uses[cfg.implementation])} ({cfg.implementation}), "
+                         f"not smooth={cfg.smoothing}")
+    if not math.isfinite(value):
+        raise ValueError(f"{spec}: value={value}: a finite number")
+    if cfg.smoothing in ("floor", "method1") and not 0 <= value <= 1:
+        raise ValueError(f"{spec}: value={value:g}: the epsilon must be in [0, 1] "
+                         "(the bleu-smoothing-compute card's range, as --smooth-value)")
+
+
 def parse_config(spec: str, *, card_tokenize: str = "13a",
                  card_lowercase: bool = False) -> Configuration:
     """A configuration from its spec (:data:`CONFIG_SYNTAX`).
@@ -220,12 +244,16 @@ def parse_config(spec: str, *, card_tokenize: str = "13a",
         elif key == "eff":
             changes["effective_order"] = _bool(key, value)
         elif key == "order":
-            if not value.isdigit() or int(value) < 1:
-                raise ValueError(f"{spec}: order={value}: a whole number >= 1")
+            if not (value.isascii() and value.isdigit() and len(value) <= 2) \
+                    or not 1 <= int(value) <= MAX_ORDER_LIMIT:
+                raise ValueError(f"{spec}: order={value}: a whole number from 1 to "
+                                 f"{MAX_ORDER_LIMIT} (the cards' range, as --max-order)")
             changes["max_order"] = int(value)
         else:
             raise ValueError(f"{spec}: unknown key {key!r}: {CONFIG_SYNTAX}")
     cfg = replace(cfg, name=spec if rest else cfg.name, **changes)
+    if cfg.smooth_value is not None:
+        _check_smooth_value(spec, cfg)
     if cfg.implementation == "nltk" and cfg.effective_order:
         raise ValueError(f"{spec}: NLTK's corpus_bleu has no effective order")
     cfg.card_smoothing  # checks add-k's k
@@ -322,7 +350,9 @@ def run_library(cfg: Configuration, hyp_lines: Sequence[str],
 
     request = {"matches": list(stats.matches), "totals": list(stats.totals),
                "candidate_length": stats.hyp_len, "reference_length": stats.ref_len,
-               "smoothing": method, "epsilon": eps, "effective_order": cfg.effective_order}
+               "smoothing": method, "effective_order": cfg.effective_order}
+    if method == "method1":  # the card takes an epsilon with method1 only
+        request["epsilon"] = eps
     return float(execute(SMOOTH_TOOL, request)["bleu"])
 
 

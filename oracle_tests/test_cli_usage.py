@@ -611,7 +611,8 @@ class TestTopLevelMistakes:
         assert "did you mean" not in message and "tools, run, bigram" in message
 
     def test_option_before_run_is_a_json_error_naming_it(self) -> None:
-        for args in (("--bogus", "run"), ("-x", "run", BP)):
+        for args in (("--bogus", "run"), ("-x", "run", BP), ("--format", "json", "run", BP),
+                     ("--format=json", "run")):
             error = json_error(bleu(*args), "usage_error")
             assert repr(args[0]) in error["message"] and "before the command 'run'" in error["message"]
 
@@ -626,3 +627,11 @@ class TestTopLevelMistakes:
     def test_help_and_version_first_still_answer(self, args: tuple[str, ...]) -> None:
         proc = bleu(*args)
         assert proc.returncode == 0 and proc.stdout, proc
+
+    def test_a_word_before_the_command_is_an_unknown_command(self) -> None:
+        message = one_line_error(bleu("foo", "run"), "bleu-compat: unknown command 'foo'")
+        assert "tools, run" in message
+
+    def test_option_with_a_value_before_serve_names_the_option(self) -> None:
+        message = one_line_error(bleu("--port", "8000", "serve"), "bleu-compat serve:")
+        assert "'--port'" in message and "unknown command" not in message

@@ -51,13 +51,18 @@ COMMAND_MODULES = tuple(dict.fromkeys(module for _, module, _ in COMMANDS))
 
 def _chosen_command(argv: Sequence[str]) -> str | None:
     # The top-level options (-h, --help, --version) take no value, so the
-    # first argument that is not an option is the command's name.
+    # command is the first argument naming one; failing that, the first
+    # argument that is not an option (an unknown command, refused later).
+    names = {name for name, _, _ in COMMANDS}
+    first = None
     for arg in argv:
         if arg == "--":
-            return None
+            break
         if not arg.startswith("-"):
-            return arg
-    return None
+            if arg in names:
+                return arg
+            first = arg if first is None else first
+    return first
 
 
 def build_parser(argv: Sequence[str] | None = None, *, full: bool = False) -> argparse.ArgumentParser:
@@ -136,20 +141,23 @@ def _refuse_top_level_mistakes(parser: argparse.ArgumentParser, words: list[str]
                                        and any(o.startswith(w) for o in _TOP_LEVEL_OPTIONS))
            for w in before):
         return  # --help / --version (or an abbreviation) first: argparse answers
-    if chosen is not None and chosen not in names:
+    stray = [w for w in before if w.startswith("-") and w != "--"]
+    if not stray and before and chosen in names:  # a word that is no command, then a command
+        chosen = before[0]
+    if chosen is not None and chosen not in names and not stray:
         near = difflib.get_close_matches(chosen, names, n=1)
         hint = f" (did you mean {near[0]!r}?)" if near else ""
         raise SystemExit(refuse("bleu-compat", f"unknown command {chosen!r}{hint}; the commands are "
                                 f"{', '.join(names)} (bleu-compat --help)"))
-    stray = [w for w in before if w.startswith("-") and w != "--"]
     if not stray:
         return
-    if chosen is None:
+    if chosen is None or chosen not in names:
         raise SystemExit(refuse("bleu-compat", f"unknown option {stray[0]!r}; give a command first "
                                 f"({', '.join(names)}; bleu-compat --help)"))
     command_parser = parser._subparsers._group_actions[0].choices[chosen]  # type: ignore[union-attr]
-    command_parser.error(f"unknown option {stray[0]!r} before the command {chosen!r} "
-                         f"(options go after it: bleu-compat {chosen} {stray[0]} ...)")
+    command_parser.error(f"unknown option {stray[0]!r} before the command {chosen!r} (bleu-compat "
+                         f"itself takes only -h/--help and --version; the command's options go "
+                         f"after its name: bleu-compat {chosen} --help)")
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -267,8 +267,11 @@ def cluster_problem(text: str) -> str | None:
         return None  # the run says that --cluster needs Dask
     try:
         scheme, location = parse_address(spec.address, strict=False)
-        if scheme not in _NETWORK_SCHEMES:  # inproc:// lives inside one process: not this one's
-            raise ValueError(f"{scheme}:// addresses live inside one process; this command cannot reach one")
+        if scheme == "inproc":  # inproc:// lives inside one process: not this one's
+            raise ValueError("inproc:// addresses live inside one process; this command cannot reach one")
+        if scheme not in _NETWORK_SCHEMES:
+            raise ValueError(f"{scheme}:// is not a scheme a scheduler is reached by "
+                             f"({', '.join(s + '://' for s in _NETWORK_SCHEMES)})")
         parse_host_port(location)
     except ValueError as exc:
         return (f"--cluster={text!r}: {exc}; give local, local:N or a scheduler address "

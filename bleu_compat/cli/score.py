@@ -15,6 +15,7 @@ difference (:mod:`bleu_compat.parity`); an unexplained difference exits 1.
 from __future__ import annotations
 
 import argparse
+import os
 import re
 import sys
 from typing import Any, Sequence
@@ -470,7 +471,12 @@ def _fail(message: str) -> int:
 def cmd_score(args: argparse.Namespace) -> int:
     """Run ``score``; return the exit status (0, 1 on UNEXPECTED with --compare, 2 on bad input)."""
     if getattr(args, "cluster", None) is not None:  # issue 16
+        from bleu_compat.cli.crosscheck import cluster_problem
         from bleu_compat.cli.score_cluster import cmd_score_cluster
+
+        problem = cluster_problem(args.cluster)  # the same refusals as crosscheck, before any work
+        if problem:
+            return _fail(problem)
 
         return cmd_score_cluster(args)
     # Files are read twice (checked, then streamed): a pipe or a process
@@ -731,13 +737,20 @@ def _score(args: argparse.Namespace, spool: list[str]) -> int:
             try:
                 parse_config(spec, card_tokenize=tokenize)
             except ValueError as exc:
-                return _fail(f"--compare: {exc} (put --compare after the files)")
+                # a file name taken as a configuration: --compare [CONFIG ...] swallowed it
+                hint = " (put --compare after the files)" if os.path.exists(spec) else ""
+                flag = "--config" if spec in (args.config or ()) else "--compare"
+                return _fail(f"{flag}: {exc}{hint}")
     compare = configs is not None
     if getattr(args, "html", None) and not compare:
         return _fail("--html writes the --compare report: give --compare too")
     # the outputs are checked before anything runs: a comparison is not run only to be lost
-    for flag, target in (("--segments", args.segments), ("--html", getattr(args, "html", None))):
-        problem = _unwritable(target) if target else None
+    outputs = [(flag, target) for flag, target in
+               (("--segments", args.segments), ("--html", getattr(args, "html", None)))
+               if target is not None]
+    for flag, target in outputs:
+        problem = _output_problem(target, [*system_paths, *ref_paths],
+                                  [t for f, t in outputs if f != flag])
         if problem:
             return _fail(f"{flag}: {problem}")
     fmt = args.format or ("json" if args.json else "line" if len(system_paths) == 1 else "table")
@@ -801,7 +814,7 @@ def _score(args: argparse.Namespace, spool: list[str]) -> int:
     except CorpusReadError as exc:
         return _fail(str(exc))
     except OSError as exc:
-        return _fail(f"cannot write {args.segments}: {exc.strerror or exc}")
+        return _fail(f"--segments {args.segments}: cannot write: {exc.strerror or exc}")
 
     comparisons: list[Any] = []
     decompositions: list[Any] = []
@@ -847,7 +860,7 @@ def _score(args: argparse.Namespace, spool: list[str]) -> int:
             except CorpusReadError as exc:
                 return _fail(str(exc))
             except OSError as exc:
-                return _fail(f"cannot write {args.segments}: {exc.strerror or exc}")
+                return _fail(f"--segments {args.segments}: cannot write: {exc.strerror or exc}")
 
     names = [s.path for s in systems]
     # Every output carries the signature (SPEC.md section 8). Where standard output is a
@@ -1007,7 +1020,7 @@ def _write_compare_html(path: str, names: list[str], comparisons: list[Any],
     except HtmlUnavailable as exc:
         return _fail(f"--html: {exc}")
     except OSError as exc:
-        return _fail(f"cannot write {path}: {exc.strerror or exc}")
+        return _fail(f"--html {path}: cannot write: {exc.strerror or exc}")
     return 0
 
 
@@ -1039,6 +1052,35 @@ def _csv(names: list[str], results: list[BleuResult], comparisons: list[Any], ma
                 ]
         writer.writerow(row)
     return buf.getvalue()
+
+
+def _output_problem(path: str, inputs: Sequence[str], other_outputs: Sequence[str]) -> str | None:
+    """Why ``path`` must not be written as an output of this run, or None.
+
+    Refused before anything runs: an empty name; ``-`` (standard output carries the
+    scores; a file named ``-`` would be a surprise); an input file of this run,
+    also through a link or another spelling (writing it would destroy the input
+    being read); the path of the other output; a path that cannot be written.
+    """
+    if path == "":
+        return "an empty file name"
+    if path == "-":
+        return "- (standard output) is not an output file here; give a file name"
+    for other in (*inputs, *other_outputs):
+        if other == "-":
+            continue
+        same = other == path
+        if not same:
+            try:
+                same = os.path.samefile(path, other)
+            except OSError:  # one of them does not exist (yet): not the same file
+                same = False
+        if same and other in inputs:
+            return (f"{path} is an input file of this run ({other}): writing it would destroy "
+                    "it; give another path")
+        if same:
+            return f"{path} is also the other output's path: give each output its own file"
+    return _unwritable(path)
 
 
 def _unwritable(path: str) -> str | None:

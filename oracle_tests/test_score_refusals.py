@@ -1,0 +1,158 @@
+"""score: outputs that would destroy an input, cluster addresses, configuration values, and the
+card configurations with method2/method3 (a fresh tester's findings; each with its neighbours).
+
+Expected numbers come from the harness's independent truth (its own n-gram counting and card
+formula) on sacreBLEU's own 13a tokens; refusals are checked through ``main`` as a user runs it.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import json
+import os
+from pathlib import Path
+
+import pytest
+
+from bleu_compat.cli import main
+from bleu_compat.harness.truth import segment_truth_stats, truth
+
+ROOT = Path(__file__).resolve().parent.parent
+WMT17 = ROOT / "fixtures" / "real" / "wmt17-en-de-uedin-nmt"
+REF = str(WMT17 / "ref.A.txt")
+SYS = str(WMT17 / "sys.uedin-nmt.4722.txt")
+
+
+def _score(*argv: str) -> tuple[int, str, str]:
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        code = main(["score", *argv])
+    return code, out.getvalue(), err.getvalue()
+
+
+@pytest.fixture()
+def corpus(tmp_path: Path) -> tuple[Path, Path]:
+    hyp, ref = tmp_path / "h.txt", tmp_path / "r.txt"
+    hyp.write_text("a b c d\ne f g\n", encoding="utf-8")
+    ref.write_text("a b c d\ne f h\n", encoding="utf-8")
+    return hyp, ref
+
+
+class TestOutputIsAnInput:
+    @pytest.mark.parametrize("form", ["legacy", "-i"])
+    @pytest.mark.parametrize("spelling", ["same", "dot", "link"])
+    @pytest.mark.parametrize("flag", ["--segments", "--html"])
+    def test_refused_and_the_input_intact(self, corpus, tmp_path, form, spelling, flag):
+        hyp, ref = corpus
+        before = hyp.read_bytes(), ref.read_bytes()
+        target = {"same": str(hyp), "dot": os.path.join(str(tmp_path), ".", "h.txt"),
+                  "link": str(tmp_path / "link.txt")}[spelling]
+        if spelling == "link":
+            os.symlink(hyp, target)
+        files = [str(hyp), str(ref)] if form == "legacy" else [str(ref), "-i", str(hyp)]
+        extra = ["--compare"] if flag == "--html" else []
+        code, out, err = _score(*files, *extra, flag, target)
+        assert code == 2 and out == "", err
+        assert "is an input file of this run" in err and flag in err
+        assert (hyp.read_bytes(), ref.read_bytes()) == before
+
+    def test_reference_as_segments_output(self, corpus):
+        hyp, ref = corpus
+        before = ref.read_bytes()
+        code, _, err = _score(str(hyp), str(ref), "--segments", str(ref))
+        assert code == 2 and "is an input file" in err and ref.read_bytes() == before
+
+    def test_both_outputs_on_one_path(self, corpus, tmp_path):
+        hyp, ref = corpus
+        target = str(tmp_path / "x.out")
+        code, _, err = _score(str(hyp), str(ref), "--compare", "--segments", target, "--html", target)
+        assert code == 2 and "the other output's path" in err and not os.path.exists(target)
+
+    @pytest.mark.parametrize("target, words", [("", "an empty file name"),
+                                               ("-", "standard output")])
+    def test_empty_and_dash(self, corpus, tmp_path, monkeypatch, target, words):
+        hyp, ref = corpus
+        monkeypatch.chdir(tmp_path)
+        code, _, err = _score(str(hyp), str(ref), "--segments", target)
+        assert code == 2 and words in err and "--segments" in err
+        assert not (tmp_path / "-").exists()
+
+    def test_a_new_output_still_works(self, corpus, tmp_path):
+        hyp, ref = corpus
+        code, _, _ = _score(str(hyp), str(ref), "--segments", str(tmp_path / "s.jsonl"))
+        assert code == 0 and len((tmp_path / "s.jsonl").read_text("utf-8").splitlines()) == 2
+
+
+class TestClusterAddresses:
+    @pytest.mark.parametrize("address, words", [
+        ("bogus", "missing port"), ("tcp://", "missing port"), ("inproc://x", "inside one process"),
+        ("bogus://x", "not a scheme"), ("local:99999999999", "1 to 256"), ("local:0", "local"),
+    ])
+    def test_refused_before_any_work(self, corpus, address, words):
+        hyp, ref = corpus
+        code, out, err = _score("--cluster", address, str(hyp), str(ref))
+        assert code == 2 and out == "" and words in err and "internal error" not in err, err
+
+
+class TestConfigurationValues:
+    @pytest.mark.parametrize("spec, words", [
+        ("nltk:smooth=method1,value=nan", "finite"),
+        ("nltk:smooth=method1,value=inf", "finite"),
+        ("sacrebleu:smooth=floor,value=inf", "finite"),
+        ("nltk:smooth=method1,value=-1", "[0, 1]"),
+        ("nltk:smooth=method1,value=2", "[0, 1]"),
+        ("nltk:smooth=method1,value=1e308", "[0, 1]"),
+        ("card:smooth=method1,value=1.0000001", "[0, 1]"),
+        ("nltk:value=0.2", "used only with smooth=method1"),
+        ("sacrebleu:smooth=exp,value=0.5", "used only with smooth=floor or add-k"),
+        ("card:smooth=method3,value=0.5", "used only with smooth=method1"),
+        ("nltk:order=100000", "1 to 8"), ("nltk:order=9", "1 to 8"), ("nltk:order=0", "1 to 8"),
+        ("nltk:order=٣", "1 to 8"),
+    ])
+    def test_refused_like_the_flags(self, corpus, spec, words):
+        hyp, ref = corpus
+        code, out, err = _score(str(hyp), str(ref), "--compare", spec)
+        assert code == 2 and out == "" and words in err, err
+        assert "put --compare after the files" not in err  # the spec is no file name
+
+    @pytest.mark.parametrize("spec", ["nltk:smooth=method1,value=0", "nltk:smooth=method1,value=1",
+                                      "nltk:value=0.2,smooth=method1", "nltk:order=8"])
+    def test_edges_accepted(self, corpus, spec):
+        hyp, ref = corpus
+        code, _, err = _score(str(hyp), str(ref), "--compare", spec, "-b")
+        assert code in (0, 1) and "must" not in err, err
+
+    def test_a_swallowed_file_gets_the_hint(self, corpus):
+        hyp, ref = corpus
+        code, _, err = _score(str(ref), "-i", str(hyp), "--config", str(ref))
+        assert code == 2 and "put --compare after the files" in err and "--config" in err
+
+
+class TestCardSmoothingConfigurations:
+    """card:smooth=method2 and method3 were refused (an epsilon was passed with them)."""
+
+    @staticmethod
+    def _truth_bleu(method: str) -> float:
+        from sacrebleu.tokenizers.tokenizer_13a import Tokenizer13a
+
+        tok = Tokenizer13a()
+        m, t, c, r = [0] * 4, [0] * 4, 0, 0
+        with open(SYS, encoding="utf-8") as hs, open(REF, encoding="utf-8") as rs:
+            for h, ref in zip(hs, rs):
+                sm, st, sc, sr = segment_truth_stats(tok(h.rstrip("\n")).split(),
+                                                     [tok(ref.rstrip("\n")).split()], 4)
+                m = [a + b for a, b in zip(m, sm)]
+                t = [a + b for a, b in zip(t, st)]
+                c, r = c + sc, r + sr
+        request = {"matches": m, "totals": t, "candidate_length": c, "reference_length": r,
+                   "smoothing": method}
+        return truth("bleu-smoothing-compute", request).expected["bleu"]
+
+    @pytest.mark.parametrize("method", ["method2", "method3", "method1"])
+    def test_the_cards_number(self, method):
+        code, out, err = _score(REF, "-i", SYS, "--compare", f"card:smooth={method}", "-f", "json")
+        assert code == 0, err
+        config = json.loads(out)["systems"][0]["compare"]["configurations"][0]
+        assert config["smoothing"] == method
+        assert config["bleu"] == self._truth_bleu(method)
