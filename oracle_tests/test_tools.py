@@ -60,6 +60,11 @@ class TestCards:
             contract = json.loads((shared_dir / "spec" / f"{tool_id}.json").read_text("utf-8"))
             assert dict(card(tool_id).data) == contract
 
+    def test_shipped_spec_is_the_contract(self, shared_dir: Path) -> None:
+        """docs/SPEC.md, the copy README cites, is ../shared/SPEC.md byte for byte."""
+        shipped = Path(__file__).resolve().parent.parent / "docs" / "SPEC.md"
+        assert shipped.read_bytes() == (shared_dir / "SPEC.md").read_bytes()
+
     def test_unknown(self) -> None:
         """An unknown id is a KeyError listing the known ids."""
         with pytest.raises(KeyError, match="bleu-corpus-compute"):
