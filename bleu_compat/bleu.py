@@ -163,7 +163,9 @@ def corpus_bleu(
         Tokens compare by exact string equality.
 
     Raises:
-        InvalidInputError: lengths differ or a segment has no reference.
+        InvalidInputError: lengths differ, a segment has no reference, or a
+            hypothesis, a segment's references or a reference is a ``str`` (tokens
+            are lists of strings; a string would be read as its characters).
         ConfigError: max_order < 1.
     """
     return bleu_from_stats(corpus_stats(hypotheses, references, max_order=max_order))

@@ -41,6 +41,15 @@ signature has them; a request that needs one the callable lacks (``max_order``
 ``decimals`` is never passed: implementations are compared on full doubles
 (the request without ``decimals``).
 
+Non-finite returns: a NaN or ±infinity anywhere in the answer (a Python or
+numpy float, in the score or in a statistics array) is replaced at this
+boundary by the marker ``{"non_finite": "NaN"}`` (``"Infinity"``,
+``"-Infinity"``; :func:`non_finite`), so the harness never compares, measures
+in ULPs or writes a raw NaN: it differs from every card value (UNEXPECTED) and
+is valid JSON in every report. A string where a list of counts is expected is
+kept as it is (a wrong type, reported as returned), never split into
+characters.
+
 Declaring a callable: ``@declare("tokens->score", scale="0-1")`` (sets
 ``fn.bleu_compat = {"signature": ..., "scale": ...}``; a module may also set
 that attribute by hand without importing bleu_compat), or an
@@ -59,6 +68,7 @@ import hashlib
 import importlib
 import importlib.util
 import inspect
+import math
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -67,6 +77,7 @@ from typing import Any, Callable, Mapping
 __all__ = [
     "SIGNATURES", "SCALES", "ENTRY_POINT_GROUP", "PREFIX", "Implementation", "ImplementationError",
     "NotRepresentableForImpl", "declare", "load", "register", "resolve", "impl_id", "is_impl",
+    "non_finite", "NonFinite", "NON_FINITE_KEY",
 ]
 
 SIGNATURES = ("tokens->score", "tokens->stats", "stats->score")
@@ -87,6 +98,52 @@ _STATS_ALIASES = {
 }
 _SCORE_FIELDS = ("bleu", "brevity_penalty", "candidate_length", "reference_length", "matches",
                  "totals", "smoothed_matches", "smoothed_totals", "orders_used", "max_order")
+
+
+NON_FINITE_KEY = "non_finite"
+
+
+class NonFinite(dict):  # type: ignore[type-arg]
+    """The marker ``{"non_finite": "NaN" | "Infinity" | "-Infinity"}`` (a dict, so it is
+    JSON as it is); its ``repr`` and ``str`` are the bare name, for text reports."""
+
+    def __repr__(self) -> str:
+        return str(self.get(NON_FINITE_KEY))
+
+    __str__ = __repr__
+
+
+def non_finite(x: float) -> NonFinite:
+    """The JSON-safe marker that stands for a non-finite float an implementation returned.
+
+    ``non_finite(float("nan")) == {"non_finite": "NaN"}``; ``+inf`` gives
+    ``"Infinity"`` and ``-inf`` ``"-Infinity"`` (JavaScript's names; JSON
+    cannot hold them as numbers). ``repr`` of the marker is the bare name.
+
+    Raises:
+        ValueError: ``x`` is finite.
+    """
+    if math.isnan(x):
+        return NonFinite({NON_FINITE_KEY: "NaN"})
+    if math.isinf(x):
+        return NonFinite({NON_FINITE_KEY: "Infinity" if x > 0 else "-Infinity"})
+    raise ValueError(f"{x!r} is finite")
+
+
+def _mark_non_finite(value: Any) -> Any:
+    """``value`` with every non-finite float (also a numpy float scalar) replaced by
+    :func:`non_finite`'s marker, in lists and tuples too; anything else as it is."""
+    if _is_numpy_scalar(value) and not isinstance(value, (int, float)):
+        try:
+            item = value.item()
+        except Exception:  # an odd object with .item(): leave it for the comparison
+            return value
+        return non_finite(item) if isinstance(item, float) and not math.isfinite(item) else value
+    if isinstance(value, float):
+        return value if math.isfinite(value) else non_finite(value)
+    if isinstance(value, (list, tuple)):
+        return [_mark_non_finite(x) for x in value]
+    return value
 
 
 class ImplementationError(ValueError):
@@ -150,7 +207,8 @@ class Implementation:
 
     def call(self, tool_id: str, request: Mapping[str, Any]) -> dict[str, Any]:
         """Run the callable on a card ``request``; its answer as card output fields, ``bleu``
-        on the implementation's own scale (:meth:`to_card_units` converts it).
+        on the implementation's own scale (:meth:`to_card_units` converts it). A NaN or
+        ±infinity in the answer is replaced by :func:`non_finite`'s marker.
 
         Raises:
             NotRepresentableForImpl: another tool, or a parameter the callable lacks.
@@ -177,9 +235,8 @@ class Implementation:
                     raise NotRepresentableForImpl(f"{key}={present!r}: the callable takes no {key}")
             value = self.fn(list(request["matches"]), list(request["totals"]),
                             request["candidate_length"], request["reference_length"], **kwargs)
-        if self.signature == "tokens->stats":
-            return _stats_of(value)
-        return self._score_of(value)
+        out = _stats_of(value) if self.signature == "tokens->stats" else self._score_of(value)
+        return {k: _mark_non_finite(v) for k, v in out.items()}
 
     def _score_of(self, value: Any) -> dict[str, Any]:
         if isinstance(value, Mapping):
@@ -234,8 +291,12 @@ def _stats_of(value: Any) -> dict[str, Any]:
     out: dict[str, Any] = {}
     for card_field, names in _STATS_ALIASES.items():
         v = _field_of(value, names)
-        if card_field in ("matches", "totals"):
-            v = [_int(x) for x in v]
+        if card_field in ("matches", "totals") and not isinstance(v, (str, bytes, Mapping)):
+            # a string is a wrong type, reported as returned (not a list of its characters)
+            try:
+                v = [_int(x) for x in v]
+            except TypeError:  # not iterable (a number): a wrong type, reported as returned
+                v = _int(v)
         else:
             v = _int(v)
         out[card_field] = v

@@ -10,7 +10,7 @@ from __future__ import annotations
 import operator
 from dataclasses import dataclass
 from itertools import chain
-from typing import Iterable, Sequence
+from typing import Any, Iterable, Sequence
 
 from .errors import ConfigError, InvalidInputError
 from .fast import NUMPY_MIN_TOKENS, numpy_available, numpy_counts, python_counts
@@ -128,10 +128,12 @@ def segment_stats(
         max(len(hypothesis) - n + 1, 0).
 
     Raises:
-        InvalidInputError: ``references`` is empty.
+        InvalidInputError: ``references`` is empty, or the hypothesis, ``references``
+            or a reference is a ``str`` instead of a token list.
         ConfigError: ``max_order`` < 1.
     """
     check_max_order(max_order)
+    check_token_lists((hypothesis,), (references,))
     if len(references) == 0:
         raise InvalidInputError("a segment has no reference")
     matches, totals, hyp_len, ref_len = python_counts((hypothesis,), (references,), max_order)
@@ -142,12 +144,66 @@ def _check_corpus(hypotheses: Sequence[Tokens], references: Sequence[Sequence[To
                   max_order: int) -> None:
     """The argument checks shared by :func:`corpus_stats` and :func:`per_segment_stats`."""
     check_max_order(max_order)
+    check_token_lists(hypotheses, references)
     if len(hypotheses) != len(references):
         raise InvalidInputError(
             f"len(references)={len(references)} must equal "
             f"len(hypotheses)={len(hypotheses)}"
         )
     _check_references(references, 0)
+
+
+_NOT_TOKEN_LISTS = (str, bytes, bytearray)
+
+
+def _token_list_error(what: str, value: Any) -> InvalidInputError:
+    shown = repr(value) if len(value) <= 40 else repr(value[:37]) + "..."
+    return InvalidInputError(
+        f"{what} is a {type(value).__name__} ({shown}), not a token list: tokens are lists of "
+        f"strings (split the text first, e.g. {shown}.split())" if isinstance(value, str) else
+        f"{what} is a {type(value).__name__} ({shown}), not a token list: tokens are lists of strings")
+
+
+def _has_string(items: Iterable[Any]) -> bool:
+    # one C-level pass over the item types (a corpus has a handful of distinct types)
+    return any(issubclass(t, _NOT_TOKEN_LISTS) for t in set(map(type, items)))
+
+
+def _first_bad(items: Sequence[Any]) -> tuple[int, Any] | None:
+    """The first (index, item) of ``items`` that is a str/bytes, or None."""
+    if not _has_string(items):
+        return None
+    return next((i, x) for i, x in enumerate(items) if isinstance(x, _NOT_TOKEN_LISTS))
+
+
+def check_token_lists(hypotheses: Sequence[Tokens], references: Sequence[Sequence[Tokens]],
+                      first_index: int = 0) -> None:
+    """Refuse a string where a token list is expected (it would be read as its characters).
+
+    ``hypotheses`` is a sequence of token lists and ``references`` a sequence,
+    per segment, of token lists; a ``str`` (or bytes) at any of those levels is
+    refused. Token types inside the lists are not checked here.
+
+    Raises:
+        InvalidInputError: the message names the offending segment (0-based,
+            counted from ``first_index``) and says tokens are lists of strings.
+    """
+    if isinstance(hypotheses, _NOT_TOKEN_LISTS):
+        raise _token_list_error("hypotheses", hypotheses)
+    if isinstance(references, _NOT_TOKEN_LISTS):
+        raise _token_list_error("references", references)
+    bad = _first_bad(hypotheses)
+    if bad is not None:
+        raise _token_list_error(f"hypothesis {first_index + bad[0]}", bad[1])
+    bad = _first_bad(references)
+    if bad is not None:
+        raise _token_list_error(
+            f"references of segment {first_index + bad[0]} (a list of reference token lists)", bad[1])
+    if _has_string(chain.from_iterable(references)):
+        for index, refs in enumerate(references):
+            bad = _first_bad(refs)
+            if bad is not None:
+                raise _token_list_error(f"reference {bad[0]} of segment {first_index + index}", bad[1])
 
 
 def _check_references(references: Sequence[Sequence[Tokens]], first_index: int) -> None:
@@ -191,7 +247,9 @@ def corpus_stats(
         max_order: N, the largest n-gram order.
 
     Raises:
-        InvalidInputError: the lengths differ or a segment has no reference.
+        InvalidInputError: the lengths differ, a segment has no reference, or a
+            hypothesis, a segment's references or a reference is a ``str`` (tokens
+            are lists of strings; a string would be read as its characters).
         ConfigError: ``max_order`` < 1.
     """
     _check_corpus(hypotheses, references, max_order)
@@ -225,7 +283,8 @@ def corpus_stats_iter(
         block_tokens: tokens per block (default ``BLOCK_TOKENS``).
 
     Raises:
-        InvalidInputError: a segment has no reference (the message gives its
+        InvalidInputError: a segment has no reference, or its hypothesis or a
+            reference is a ``str`` instead of a token list (the message gives its
             0-based index).
         ConfigError: ``max_order`` < 1.
     """
@@ -241,6 +300,7 @@ def corpus_stats_iter(
 
     def flush() -> None:
         nonlocal hyp_len, ref_len, block_size, first_index
+        check_token_lists(block_hyps, block_refs, first_index)
         _check_references(block_refs, first_index)
         m, t, h, r = _block_counts(block_hyps, block_refs, max_order, block_size)
         for k in range(max_order):
@@ -285,7 +345,9 @@ def per_segment_stats(
         :func:`corpus_stats` of the same segments.
 
     Raises:
-        InvalidInputError: the lengths differ or a segment has no reference.
+        InvalidInputError: the lengths differ, a segment has no reference, or a
+            hypothesis, a segment's references or a reference is a ``str`` (tokens
+            are lists of strings; a string would be read as its characters).
         ConfigError: ``max_order`` < 1.
     """
     _check_corpus(hypotheses, references, max_order)

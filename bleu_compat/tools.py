@@ -29,7 +29,7 @@ from typing import Any, Callable, Mapping
 
 
 from .bleu import corpus_bleu, corpus_brevity_penalty, smoothed_bleu
-from .errors import ToolError
+from .errors import ToolError, UnknownToolError
 from .jsonio import check_json_value, dumps_js, loads_strict, pointer
 from .rounding import to_fixed
 
@@ -100,12 +100,13 @@ def card(tool_id: str) -> Card:
     """The card of ``tool_id``.
 
     Raises:
-        KeyError: no such tool (the message lists the known ids).
+        UnknownToolError: no such tool (a ToolError with code ``not_found``, also a
+            KeyError; the message lists the known ids).
     """
     try:
         return cards()[tool_id]
-    except KeyError:
-        raise KeyError(f"unknown tool {tool_id!r}; known tools: {', '.join(TOOL_IDS)}") from None
+    except (KeyError, TypeError):  # TypeError: an unhashable id
+        raise UnknownToolError(f"unknown tool {tool_id!r}; known tools: {', '.join(TOOL_IDS)}") from None
 
 
 # --- step 2: unsupported requests --------------------------------------------
@@ -616,7 +617,8 @@ def validate_request(tool_id: str, request: Any) -> dict[str, Any]:
 
     Raises:
         ToolError: the first failing check (see the module docstring).
-        KeyError: unknown ``tool_id``.
+        UnknownToolError: unknown ``tool_id`` (a ToolError with code ``not_found``,
+            also a KeyError), before the request is looked at.
     """
     the_card = card(tool_id)
     if isinstance(request, (str, bytes, bytearray, memoryview)):
@@ -740,9 +742,10 @@ def execute(tool_id: str, request: Any) -> dict[str, Any]:
     Raises:
         ToolError: ``invalid_input``, ``unsupported_input`` or
             ``limit_exceeded`` (SPEC.md §2), with a message and a JSON Pointer.
-        KeyError: unknown ``tool_id``.
+        UnknownToolError: unknown ``tool_id`` (a ToolError with code ``not_found``,
+            also a KeyError), before the request is looked at.
     """
-    runner = _RUNNERS.get(tool_id)
+    runner = _RUNNERS.get(tool_id) if isinstance(tool_id, str) else None
     if runner is None:
-        raise KeyError(f"unknown tool {tool_id!r}; known tools: {', '.join(TOOL_IDS)}")
+        raise UnknownToolError(f"unknown tool {tool_id!r}; known tools: {', '.join(TOOL_IDS)}")
     return runner(validate_request(tool_id, request))

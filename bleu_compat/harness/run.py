@@ -111,6 +111,10 @@ def load_real_set(real: RealSet, root: Path | None = None) -> dict[str, Any]:
     return {"hypotheses": hyps, "references": references}
 
 
+def _number_or_none(x: Any) -> Any:
+    return x if isinstance(x, (int, float)) and not isinstance(x, bool) else None
+
+
 def own_value(impl: str, raw: dict[str, Any] | None) -> dict[str, Any] | None:
     """A library's own number for BLEU, on its own scale, as the library returns it.
 
@@ -293,7 +297,9 @@ def _run_real(real: RealSet, implementations: tuple[str, ...], root: str | None)
     # The real corpus counts once under its own name, not among generated cases.
     tally.cases.clear()
     outcomes = tally.case_outcomes.pop("bleu-corpus-compute", {})
-    scores = {impl: (out or {}).get("bleu") for impl, out in result.outputs.items()}
+    # A score that is not a number (a user's NaN/inf, marked at the implementation
+    # boundary) has no 0-100 value to print: None here, its value is in the discrepancies.
+    scores = {impl: _number_or_none((out or {}).get("bleu")) for impl, out in result.outputs.items()}
     scores["truth"] = result.truth.expected["bleu"]
     own = {impl: own_value(impl, result.raw.get(impl)) for impl in result.outputs if impl != "ours"}
     tally.real.append({
