@@ -156,3 +156,11 @@ class TestCardSmoothingConfigurations:
         config = json.loads(out)["systems"][0]["compare"]["configurations"][0]
         assert config["smoothing"] == method
         assert config["bleu"] == self._truth_bleu(method)
+
+
+def test_compare_before_the_files_says_it_took_them(corpus):
+    """``score --compare REF -i SYS``: --compare's CONFIG list swallowed REF; say so."""
+    hyp, ref = corpus
+    code, out, err = _score("--compare", str(ref), "-i", str(hyp))
+    assert code == 2 and out == ""
+    assert f"took {str(ref)!r} as a configuration" in err and "put --compare after the files" in err

@@ -705,8 +705,11 @@ def _score(args: argparse.Namespace, spool: list[str]) -> int:
         return _fail(f"--max-order={args.max_order} must be between 1 and {MAX_ORDER} "
                      "(the cards' largest n-gram order)")
     if not args.files:
+        swallowed = [c for c in (args.compare or ()) if os.path.exists(c)]
+        hint = (f"; --compare [CONFIG ...] took {swallowed[0]!r} as a configuration: put --compare "
+                "after the files") if swallowed else ""
         return _fail("the following arguments are required: FILE (HYP REF [REF ...], or "
-                     "REF [REF ...] -i SYS [SYS ...])")
+                     f"REF [REF ...] -i SYS [SYS ...]){hint}")
     if not 0 <= args.decimals <= 15:
         flag = getattr(args, "decimals_flag", "--width")
         return _fail(f"{flag} {args.decimals}: must be between 0 and 15 (-w, --width and "
