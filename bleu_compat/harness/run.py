@@ -19,6 +19,7 @@ it arrives and a rerun with the same arguments runs only the rest.
 
 from __future__ import annotations
 
+import functools
 import os
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import dataclass, field, replace
@@ -36,7 +37,8 @@ from .generate import generate_case
 
 __all__ = [
     "RealSet", "REAL_SETS", "Tally", "run_crosscheck", "ulp_bucket", "ULP_BUCKETS",
-    "DEFAULT_CASES", "DEFAULT_SEED", "fixtures_dir", "load_real_set",
+    "DEFAULT_CASES", "DEFAULT_SEED", "fixtures_dir", "load_real_set", "tally_to_json",
+    "tally_from_json", "TALLY_SCHEMA", "TALLY_FORMAT",
 ]
 
 CHUNK = 25
@@ -262,6 +264,160 @@ class Tally:
         self.real.extend(other.real)
 
 
+#: ``format`` of a tally as JSON (a checkpoint's chunk files, :func:`tally_to_json`).
+TALLY_FORMAT = "bleu-compat-tally/1"
+
+_KEY4 = {"type": "array", "items": [{"type": "string"}] * 3
+         + [{"type": "array", "items": {"type": "string"}}], "minItems": 4, "maxItems": 4}
+_KEY3 = {"type": "array", "items": {"type": "string"}, "minItems": 3, "maxItems": 3}
+_COUNT = {"type": "integer", "minimum": 0}
+_COUNTS = {"type": "object", "additionalProperties": _COUNT}
+_OPT_STRINGS = {"anyOf": [{"type": "null"}, {"type": "array", "items": {"type": "string"}}]}
+_DISCREPANCY_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "required": ["tool_id", "case_id", "implementation", "field", "card_value", "library_value",
+                 "ulps", "entries", "request", "reproducer", "reproduced_by", "nearest"],
+    "additionalProperties": False,
+    "properties": {
+        "tool_id": {"type": "string"}, "case_id": {"type": "string"},
+        "implementation": {"type": "string"}, "field": {"type": "string"},
+        "card_value": {}, "library_value": {},
+        "ulps": {"anyOf": [{"type": "null"}, _COUNT]},
+        "entries": {"type": "array", "items": {"type": "string"}},
+        "request": {"type": "object"},
+        "reproducer": {"anyOf": [{"type": "null"}, {"type": "object"}]},
+        "reproduced_by": _OPT_STRINGS,
+        "nearest": {"anyOf": [{"type": "null"}, {"type": "object"}]},
+    },
+}
+#: What a tally's JSON must be (checked before any of it is used: a checkpoint file is data
+#: from disk, :class:`bleu_compat.cluster.Checkpoint`).
+TALLY_SCHEMA: dict[str, Any] = {
+    "$schema": "http://json-schema.org/draft-07/schema#",  # tuples as "items": [...]
+    "type": "object",
+    "required": ["format", "cases", "case_outcomes", "kinds", "kind_sets", "not_representable",
+                 "ulps", "ulps_max", "unexpected", "versions", "real", "invalid"],
+    "additionalProperties": False,
+    "properties": {
+        "format": {"const": TALLY_FORMAT},
+        "cases": _COUNTS,
+        "case_outcomes": {"type": "object", "additionalProperties": {
+            "type": "object", "additionalProperties": {
+                "type": "object", "required": ["agree", "explained", "unexpected", "not_representable"],
+                "additionalProperties": False,
+                "properties": {k: _COUNT for k in ("agree", "explained", "unexpected", "not_representable")}}}},
+        "kinds": {"type": "array", "items": {
+            "type": "array", "items": [_KEY4, _COUNT, {"type": "object"}], "minItems": 3, "maxItems": 3}},
+        "kind_sets": {"type": "array", "items": {
+            "type": "array", "items": [_KEY4, _COUNTS], "minItems": 2, "maxItems": 2}},
+        "not_representable": {"type": "array", "items": {
+            "type": "array", "items": [_KEY3, _COUNT], "minItems": 2, "maxItems": 2}},
+        "ulps": {"type": "array", "items": {
+            "type": "array", "items": [_KEY3, {"type": "object", "propertyNames": {"enum": list(ULP_BUCKETS)},
+                                                     "additionalProperties": _COUNT}],
+            "minItems": 2, "maxItems": 2}},
+        "ulps_max": {"type": "array", "items": {
+            "type": "array", "items": [_KEY3, _COUNT], "minItems": 2, "maxItems": 2}},
+        "unexpected": {"type": "array", "items": _DISCREPANCY_SCHEMA},
+        "versions": {"type": "object", "additionalProperties": {"type": "string"}},
+        "real": {"type": "array", "items": {"type": "object"}},
+        "invalid": {"type": "object", "additionalProperties": {
+            "type": "object", "required": ["cases", "agree", "unexpected"], "additionalProperties": False,
+            "properties": {k: _COUNT for k in ("cases", "agree", "unexpected")}}},
+    },
+}
+
+
+def _discrepancy_to_json(d: Discrepancy) -> dict[str, Any]:
+    data = d.to_json()
+    data.pop("unexpected")
+    return data
+
+
+def _restore_markers(value: Any) -> Any:
+    """JSON data with each ``{"non_finite": NAME}`` object made the marker it was
+    (:class:`bleu_compat.implementations.NonFinite`: its repr is the bare name)."""
+    from bleu_compat.implementations import NON_FINITE_KEY, NonFinite
+
+    if isinstance(value, dict):
+        if len(value) == 1 and value.get(NON_FINITE_KEY) in ("NaN", "Infinity", "-Infinity"):
+            return NonFinite(value)
+        return {k: _restore_markers(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_restore_markers(v) for v in value]
+    return value
+
+
+def _discrepancy_from_json(data: dict[str, Any]) -> Discrepancy:
+    data = _restore_markers(data)
+    return Discrepancy(
+        data["tool_id"], data["case_id"], data["implementation"], data["field"], data["card_value"],
+        data["library_value"], data["ulps"], tuple(data["entries"]), data["request"],
+        reproducer=data["reproducer"],
+        reproduced_by=None if data["reproduced_by"] is None else tuple(data["reproduced_by"]),
+        nearest=data["nearest"])
+
+
+def tally_to_json(tally: Tally) -> dict[str, Any]:
+    """A :class:`Tally` as plain JSON data (:data:`TALLY_SCHEMA`); :func:`tally_from_json` reads it
+    back equal. Tuple keys become arrays; discrepancies their fields."""
+    def key(k: tuple[Any, ...]) -> list[Any]:
+        return [list(part) if isinstance(part, tuple) else part for part in k]
+
+    return {
+        "format": TALLY_FORMAT,
+        "cases": dict(tally.cases),
+        "case_outcomes": tally.case_outcomes,
+        "kinds": [[key(k), count, example] for k, (count, example) in tally.kinds.items()],
+        "kind_sets": [[key(k), sets] for k, sets in tally.kind_sets.items()],
+        "not_representable": [[key(k), n] for k, n in tally.not_representable.items()],
+        "ulps": [[key(k), hist] for k, hist in tally.ulps.items()],
+        "ulps_max": [[key(k), u] for k, u in tally.ulps_max.items()],
+        "unexpected": [_discrepancy_to_json(d) for d in tally.unexpected],
+        "versions": dict(tally.versions),
+        "real": tally.real,
+        "invalid": tally.invalid,
+    }
+
+
+@functools.cache
+def _tally_validator() -> Callable[[Any], Any]:
+    import fastjsonschema
+
+    return fastjsonschema.compile(TALLY_SCHEMA)
+
+
+def tally_from_json(data: Any) -> Tally:
+    """The :class:`Tally` of :func:`tally_to_json`'s data, checked against :data:`TALLY_SCHEMA` first.
+
+    Raises:
+        ValueError: the data is not such a tally (the message says where).
+    """
+    import fastjsonschema
+
+    try:
+        _tally_validator()(data)
+    except fastjsonschema.JsonSchemaValueException as exc:
+        raise ValueError(exc.message.replace("data", "the tally", 1)) from None
+
+    def key4(k: list[Any]) -> tuple[str, str, str, tuple[str, ...]]:
+        return (k[0], k[1], k[2], tuple(k[3]))
+
+    return Tally(
+        cases=dict(data["cases"]),
+        case_outcomes=data["case_outcomes"],
+        kinds={key4(k): [count, _restore_markers(example)] for k, count, example in data["kinds"]},
+        kind_sets={key4(k): sets for k, sets in data["kind_sets"]},
+        not_representable={tuple(k): n for k, n in data["not_representable"]},  # type: ignore[misc]
+        ulps={tuple(k): hist for k, hist in data["ulps"]},  # type: ignore[misc]
+        ulps_max={tuple(k): u for k, u in data["ulps_max"]},  # type: ignore[misc]
+        unexpected=[_discrepancy_from_json(d) for d in data["unexpected"]],
+        versions=dict(data["versions"]),
+        real=_restore_markers(data["real"]),
+        invalid=data["invalid"],
+    )
+
+
 def _run_chunk(seed: int, tool_id: str, start: int, count: int,
                implementations: tuple[str, ...]) -> Tally:
     tally = Tally()
@@ -395,7 +551,8 @@ def run_crosscheck(
         from bleu_compat.cluster import Checkpoint
 
         saved = Checkpoint(checkpoint, _checkpoint_arguments(
-            seed, cases, impls, real_sets, invalid), len(jobs))
+            seed, cases, impls, real_sets, invalid), len(jobs),
+            encode=tally_to_json, decode=tally_from_json)
         for i, t in saved.load().items():
             if 0 <= i < len(jobs):
                 tallies[i] = t
