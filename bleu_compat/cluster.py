@@ -32,6 +32,7 @@ import hashlib
 import json
 import os
 import re
+import signal
 from pathlib import Path
 from typing import Any, Callable, Iterator, Sequence
 
@@ -105,10 +106,8 @@ def open_client(spec: ClusterSpec | str) -> Iterator[Any]:
         spec = parse_cluster(spec)
     distributed = _import_distributed()
     if spec.address is None:
-        import warnings
-
-        import signal
         import threading
+        import warnings
 
         # Ctrl-C reaches the whole process group: the worker processes ignore it
         # (SIG_IGN is inherited) and this process stops them, instead of each
@@ -128,8 +127,12 @@ def open_client(spec: ClusterSpec | str) -> Iterator[Any]:
         try:
             with distributed.Client(cluster) as client:
                 yield client
-        finally:
-            cluster.close()
+        except BaseException:  # Ctrl-C or a failure: stop the workers now, not after their tasks
+            _kill_local_workers(cluster)
+            with contextlib.suppress(Exception):
+                cluster.close(timeout=2)
+            raise
+        cluster.close()
         return
     try:
         client = distributed.Client(spec.address, timeout="5s")
@@ -139,6 +142,17 @@ def open_client(spec: ClusterSpec | str) -> Iterator[Any]:
         yield client
     finally:
         client.close()
+
+
+def _kill_local_workers(cluster: Any) -> None:
+    """SIGKILL the worker processes of a LocalCluster (their tasks are abandoned; a checkpoint
+    keeps what finished). A graceful close waits for the running tasks."""
+    for worker in list(getattr(cluster, "workers", {}).values()):
+        process = getattr(getattr(worker, "process", None), "process", None)
+        pid = getattr(process, "pid", None)
+        if pid:
+            with contextlib.suppress(OSError):
+                os.kill(pid, signal.SIGKILL)
 
 
 def map_ordered(

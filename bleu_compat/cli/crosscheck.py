@@ -34,7 +34,7 @@ MAX_CASES = 100_000_000
 MAX_WORKERS = 256
 
 __all__ = ["register", "cmd_crosscheck", "run_report", "write_reports", "usage", "unwritable_dir",
-           "add_impl_argument", "resolve_impls"]
+           "add_impl_argument", "resolve_impls", "hung", "interrupted"]
 
 
 def register(subparsers: Any) -> None:
@@ -83,28 +83,77 @@ def register(subparsers: Any) -> None:
 
 
 def add_impl_argument(p: Any) -> None:
-    """The ``--impl SPEC`` option shared by crosscheck, gate and explain."""
+    """The ``--impl SPEC`` and ``--impl-timeout S`` options shared by crosscheck, gate and explain."""
+    from bleu_compat.cli.usage import seconds
+
     p.add_argument(
         "--impl", action="append", default=None, metavar="SPEC",
         help="check your own BLEU instead of ours and the libraries: MODULE:CALLABLE, "
              "FILE.py:CALLABLE or an entry point of group bleu_compat.implementations, declared "
-             "with a signature (tokens->score, tokens->stats, stats->score); repeatable")
+             "with a signature (tokens->score, tokens->stats, stats->score); repeatable. It runs "
+             "in a process of its own (what it prints is kept out of this command's output; an "
+             "exit or crash of that process is a finding of the call)")
+    p.add_argument(
+        "--impl-timeout", type=seconds, default=None, metavar="S",
+        help="seconds each call of an --impl implementation (and its import) may take "
+             "(default 60); one that does not answer in time is stopped and the command exits 1")
 
 
-def resolve_impls(specs: list[str] | None) -> tuple[tuple[str, ...] | None, str | None]:
-    """The implementation ids of ``--impl`` specs (None without them), or a usage message."""
+def resolve_impls(specs: list[str] | None, timeout: float | None = None,
+                  ) -> tuple[tuple[str, ...] | None, str | None]:
+    """The implementation ids of ``--impl`` specs (None without them), or a usage message.
+
+    Each spec is loaded in a process of its own (:func:`bleu_compat.isolation.isolated`,
+    ``timeout`` seconds per call, default 60) and registered under its id, so the
+    harness (and the worker processes forked from this one) run it there. ``timeout`` is
+    also put in the environment for processes that are not forked (Dask workers).
+    """
     if not specs:
         return None, None
-    from bleu_compat.implementations import ImplementationError, impl_id, load
+    import os
 
+    from bleu_compat.implementations import ImplementationError, register
+    from bleu_compat.isolation import TIMEOUT_ENV, isolated
+
+    if timeout is not None:
+        os.environ[TIMEOUT_ENV] = repr(float(timeout))
     ids = []
     for spec in specs:
         try:
-            load(spec)
+            ids.append(register(isolated(spec, timeout)))
         except ImplementationError as exc:
             return None, f"--impl {spec}: {exc}"
-        ids.append(impl_id(spec))
     return tuple(dict.fromkeys(ids)), None
+
+
+def interrupted(prog: str, exc: BaseException, checkpoint: str | None = None, *,
+                resumable: bool = True) -> int:
+    """Report Ctrl-C in one line (what finished, where it is kept); return 130. Nothing
+    was written to the report directory: reports of an earlier run there stay as they were."""
+    finished, jobs = getattr(exc, "finished", None), getattr(exc, "jobs", None)
+    done = f" after {finished} of {jobs} units" if finished is not None else ""
+    if checkpoint is not None:
+        tail = f"; the finished ones are kept in {checkpoint}: rerun the same command to resume"
+    elif resumable:
+        tail = "; no report written (--checkpoint DIR keeps finished units to resume)"
+    else:
+        tail = "; nothing written"
+    print(f"{prog}: interrupted{done}{tail}", file=sys.stderr)
+    return 130
+
+
+def hung(prog: str, exc: Exception, *, json: bool = False) -> int:
+    """Report an ``--impl`` implementation that did not answer in time (one line, or the JSON
+    error object with code ``implementation_timeout``); return 1: it was not judged."""
+    message = (f"{exc}: an implementation that does not answer is that implementation's "
+               "failure; nothing was judged past that call")
+    if json:
+        from bleu_compat.jsonio import dumps_js
+
+        print(dumps_js({"error": {"code": "implementation_timeout", "message": message, "path": ""}}))
+    else:
+        print(f"{prog}: {message}", file=sys.stderr)
+    return 1
 
 
 def usage(message: str) -> int:
@@ -292,7 +341,7 @@ def cmd_crosscheck(args: argparse.Namespace) -> int:
     tools = _parse_tools(args.tools)
     if tools is None:
         return usage(f"--tools={args.tools!r}: give comma-separated ids from {', '.join(TOOL_IDS)}")
-    impls, problem = resolve_impls(args.impl)
+    impls, problem = resolve_impls(args.impl, args.impl_timeout)
     if problem:
         return usage(problem)
     if impls is not None:
@@ -330,16 +379,16 @@ def cmd_crosscheck(args: argparse.Namespace) -> int:
         problem = cluster_problem(args.cluster)
         if problem:
             return usage(problem)
+    from bleu_compat.isolation import ImplementationHung
+
     try:
         report, elapsed = run_report(args.seed, cases, not args.no_real, args.workers, progress,
                                      invalid, implementations=impls, cluster=args.cluster,
                                      checkpoint=args.checkpoint)
-    except KeyboardInterrupt:
-        if args.checkpoint is None:
-            raise
-        print(f"bleu-compat: interrupted; finished chunks are kept in {args.checkpoint}: "
-              "rerun the same command to resume", file=sys.stderr)
-        return 130
+    except ImplementationHung as exc:
+        return hung("bleu-compat crosscheck", exc)
+    except KeyboardInterrupt as exc:
+        return interrupted("bleu-compat crosscheck", exc, args.checkpoint)
     except Exception as exc:  # a bad checkpoint, no Dask, an unreachable or failed cluster
         from bleu_compat.errors import ConfigError
 

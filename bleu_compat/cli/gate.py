@@ -16,7 +16,8 @@ from pathlib import Path
 from typing import Any
 
 from bleu_compat.cli.crosscheck import (
-    MAX_CASES, MAX_WORKERS, add_impl_argument, resolve_impls, run_report, unwritable_dir, write_reports,
+    MAX_CASES, MAX_WORKERS, add_impl_argument, hung, interrupted, resolve_impls, run_report, unwritable_dir,
+    write_reports,
 )
 from bleu_compat.cli.usage import asks_for, refuse, report_usage_errors, whole_number
 from bleu_compat.jsonio import dumps_js
@@ -298,14 +299,22 @@ def cmd_gate(args: argparse.Namespace) -> int:
         elapsed = 0.0
     else:
         seed = baseline["seed"] if baseline else 0
-        impls, problem = resolve_impls(args.impl or (baseline or {}).get("implementations"))
+        impls, problem = resolve_impls(args.impl or (baseline or {}).get("implementations"),
+                                       args.impl_timeout)
         if problem:
             return usage(problem)
         cases = baseline["cases"] if baseline else {t: GATE_CASES for t in _tools_of(impls)}
         progress = not args.no_progress and sys.stderr.isatty()
-        report, elapsed = run_report(seed, cases, True, args.workers, progress,
-                                     None if impls else {t: GATE_INVALID for t in cases},
-                                     implementations=impls)
+        from bleu_compat.isolation import ImplementationHung
+
+        try:
+            report, elapsed = run_report(seed, cases, True, args.workers, progress,
+                                         None if impls else {t: GATE_INVALID for t in cases},
+                                         implementations=impls)
+        except ImplementationHung as exc:
+            return hung("bleu-compat gate", exc, json=args.format == "json")
+        except KeyboardInterrupt as exc:
+            return interrupted("bleu-compat gate", exc, resumable=False)
         if args.out:
             write_reports(report, Path(args.out), elapsed, " ".join(sys.argv))
     current = baseline_of(report)

@@ -271,6 +271,7 @@ def classify_impl(tool_id: str, request: dict[str, Any], expected: dict[str, Any
 def _evaluate_impl(result: CaseResult, impl: str, keep_outputs: bool) -> None:
     """Run a user's implementation on ``result.request`` (without ``decimals``) and classify it."""
     from bleu_compat.implementations import NotRepresentableForImpl, resolve
+    from bleu_compat.isolation import ImplementationHung
 
     tool_id, case_id, request = result.tool_id, result.case_id, result.request
     implementation = resolve(impl)
@@ -282,8 +283,10 @@ def _evaluate_impl(result: CaseResult, impl: str, keep_outputs: bool) -> None:
     except NotRepresentableForImpl as exc:
         result.not_representable[impl] = str(exc)
         return
-    except Exception as exc:  # the user's code raised: a finding, not a crash
-        output = {"error": f"{type(exc).__name__}: {exc}"}
+    except ImplementationHung as exc:  # not a case result: the run stops and says so
+        raise ImplementationHung(f"{exc} (on {case_id})") from None
+    except Exception as exc:  # the user's code raised, or its process ended: a finding, not a crash
+        output = {"error": getattr(exc, "as_reported", None) or f"{type(exc).__name__}: {exc}"}
     if keep_outputs:
         result.outputs[impl] = output
     if "error" in output:
@@ -549,6 +552,8 @@ def shrink(
     from hypothesis import HealthCheck, Phase, find, settings
     from hypothesis.errors import NoSuchExample, Unsatisfiable
 
+    from bleu_compat.isolation import ImplementationHung
+
     from .checks import expected_error
 
     deadline = time.monotonic() + time_budget
@@ -563,6 +568,8 @@ def shrink(
             return False
         try:
             return bool(still_fails(candidate))
+        except ImplementationHung:
+            raise
         except Exception:
             return False
 

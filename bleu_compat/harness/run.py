@@ -38,7 +38,7 @@ from .generate import generate_case
 __all__ = [
     "RealSet", "REAL_SETS", "Tally", "run_crosscheck", "ulp_bucket", "ULP_BUCKETS",
     "DEFAULT_CASES", "DEFAULT_SEED", "fixtures_dir", "load_real_set", "tally_to_json",
-    "tally_from_json", "TALLY_SCHEMA", "TALLY_FORMAT",
+    "tally_from_json", "TALLY_SCHEMA", "TALLY_FORMAT", "Interrupted",
 ]
 
 CHUNK = 25
@@ -530,6 +530,10 @@ def run_crosscheck(
             other arguments.
         ConfigError: ``cluster`` is malformed, Dask is not installed or the
             scheduler cannot be reached.
+        Interrupted: Ctrl-C (a KeyboardInterrupt) while the units ran: the workers are
+            stopped at once, pending units cancelled; finished ones stay in ``checkpoint``.
+        bleu_compat.isolation.ImplementationHung: a user's implementation did not answer
+            in time (the workers are stopped the same way).
     """
     cases = dict(DEFAULT_CASES if cases is None else cases)
     impls = tuple(implementations)
@@ -572,6 +576,33 @@ def run_crosscheck(
         if progress:
             progress(jobs[i][2])
 
+    try:
+        _run_pending(jobs, pending, finished, workers, cluster)
+    except KeyboardInterrupt:
+        done = sum(t is not None for t in tallies)
+        raise Interrupted(done, len(jobs)) from None
+    total = Tally()
+    for t in tallies:
+        assert t is not None
+        total.merge(t)
+    if shrink_unexpected:
+        _shrink_all(total)
+    return total
+
+
+class Interrupted(KeyboardInterrupt):
+    """Ctrl-C stopped :func:`run_crosscheck`: ``finished`` of ``jobs`` units had finished
+    (stored in the checkpoint as they arrived, when there is one)."""
+
+    def __init__(self, finished: int, jobs: int) -> None:
+        super().__init__(finished, jobs)
+        self.finished = finished
+        self.jobs = jobs
+
+
+def _run_pending(jobs: list[tuple[Callable[..., Tally], tuple[Any, ...], int]], pending: list[int],
+                 finished: Callable[[int, Tally], None], workers: int | None,
+                 cluster: str | None) -> None:
     if cluster is not None and pending:
         from bleu_compat.cluster import map_ordered, open_client
 
@@ -586,17 +617,40 @@ def run_crosscheck(
                 fn, args, _ = jobs[i]
                 finished(i, fn(*args))
         else:
-            with ProcessPoolExecutor(max_workers=workers) as pool:
+            pool = ProcessPoolExecutor(max_workers=workers, initializer=_worker_ignores_sigint)
+            try:
                 futures = {pool.submit(jobs[i][0], *jobs[i][1]): i for i in pending}
                 for future in as_completed(futures):
                     finished(futures[future], future.result())
-    total = Tally()
-    for t in tallies:
-        assert t is not None
-        total.merge(t)
-    if shrink_unexpected:
-        _shrink_all(total)
-    return total
+            except BaseException:  # Ctrl-C, a hung --impl, a failed chunk: stop now, not after the rest
+                _stop_pool(pool)
+                raise
+            pool.shutdown()
+
+
+def _worker_ignores_sigint() -> None:
+    # Ctrl-C at a terminal reaches the whole process group: the parent stops the run
+    # (run_crosscheck's caller reports it); a worker must not stop in the middle of a
+    # chunk and print its own traceback.
+    import signal
+
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
+def _stop_pool(pool: ProcessPoolExecutor) -> None:
+    """Cancel what has not started and end the workers now (their chunks are lost; the
+    finished ones were stored as they arrived, in a checkpoint too)."""
+    # the workers, before shutdown() forgets them
+    processes = list((getattr(pool, "_processes", None) or {}).values())
+    pool.shutdown(wait=False, cancel_futures=True)
+    for process in processes:
+        if process.is_alive():
+            process.terminate()
+    for process in processes:
+        process.join(timeout=2)
+        if process.is_alive():
+            process.kill()
+            process.join(timeout=2)
 
 
 def _checkpoint_arguments(seed: int, cases: dict[str, int], impls: tuple[str, ...],
