@@ -227,28 +227,56 @@ def run_report(seed: int, cases: dict[str, int], real: bool, workers: int | None
         except ImportError:
             continue
     report["dialects"] = dialects
-    return report, elapsed
+    from bleu_compat.harness.report import with_run_id
+
+    return with_run_id(report), elapsed
+
+
+#: The files of one crosscheck's report set (crosscheck.<suffix>).
+REPORT_FILES = ("json", "md", "junit.xml", "timing.json", "html")
 
 
 def write_reports(report: dict[str, Any], out: Path, elapsed: float, command: str,
-                  html: bool = True) -> None:
-    """Write crosscheck.{json,md,junit.xml,timing.json} and (``html``, with matplotlib) crosscheck.html."""
+                  html: bool = True, prog: str = "bleu-compat crosscheck") -> None:
+    """Write crosscheck.{json,md,junit.xml,timing.json} and (``html``, with matplotlib) crosscheck.html.
+
+    The set is written as one (:func:`bleu_compat.atomic.write_all_atomic`: every file to a
+    temporary file first, then each renamed into place), so a run killed while writing leaves
+    each file whole, the old one or the new; every file names the report's ``run_id``. A
+    ``crosscheck.html`` of an earlier run that this run does not rewrite (``--no-html``, or
+    matplotlib missing) is removed, saying so on standard error, so the directory never
+    shows an old page beside new reports.
+    """
+    from bleu_compat.atomic import write_all_atomic
     from bleu_compat.harness.report import to_junit, to_markdown
 
     out.mkdir(parents=True, exist_ok=True)
-    (out / "crosscheck.json").write_text(dumps_js(report, indent=2) + "\n", encoding="utf-8")
-    (out / "crosscheck.md").write_text(to_markdown(report), encoding="utf-8")
-    (out / "crosscheck.junit.xml").write_text(to_junit(report), encoding="utf-8")
-    (out / "crosscheck.timing.json").write_text(
-        json.dumps({"wall_seconds": round(elapsed, 2), "command": command}, indent=2) + "\n",
-        encoding="utf-8")
+    files: dict[Path, str] = {
+        out / "crosscheck.json": dumps_js(report, indent=2) + "\n",
+        out / "crosscheck.md": to_markdown(report),
+        out / "crosscheck.junit.xml": to_junit(report),
+        out / "crosscheck.timing.json": json.dumps(
+            {"run_id": report.get("run_id"), "wall_seconds": round(elapsed, 2), "command": command},
+            indent=2) + "\n",
+    }
     if html:
         from bleu_compat.harness.html import HtmlUnavailable, to_html
 
         try:
-            (out / "crosscheck.html").write_text(to_html(report), encoding="utf-8")
+            files[out / "crosscheck.html"] = to_html(report)
         except HtmlUnavailable as exc:
             print(f"bleu-compat: crosscheck.html not written: {exc}", file=sys.stderr)
+    write_all_atomic(files)
+    stale = out / "crosscheck.html"
+    if stale not in files and stale.exists():
+        try:
+            stale.unlink()
+            print(f"{prog}: removed {stale}, an earlier run's page (this run wrote no HTML)",
+                  file=sys.stderr)
+        except OSError as exc:
+            print(f"{prog}: {stale} is an earlier run's page and could not be removed "
+                  f"({exc.strerror or exc}); it does not match this run (run {report.get('run_id')})",
+                  file=sys.stderr)
 
 
 def _written(out: Path) -> list[str]:
@@ -397,6 +425,9 @@ def cmd_crosscheck(args: argparse.Namespace) -> int:
                       if args.checkpoint and type(exc).__name__ == "ClusterError" else "")
             return usage(f"{exc}{resume}")
         raise
-    write_reports(report, out, elapsed, " ".join(sys.argv), html=not args.no_html)
+    try:
+        write_reports(report, out, elapsed, " ".join(sys.argv), html=not args.no_html)
+    except OSError as exc:  # the disk filled up, the directory went away: every file whole or absent
+        return usage(f"cannot write reports to {out}: {exc.strerror or exc}")
     _summary(report, out, elapsed)
     return 1 if report["unexpected_count"] else 0
