@@ -68,7 +68,7 @@ def register(subparsers: Any) -> None:
 
 
 def cmd_serve(args: argparse.Namespace) -> int:
-    from bleu_compat.server import ServerLimits, create_app, uvicorn_config
+    from bleu_compat.server import ServerLimits, create_app, uvicorn_config, warm_up
 
     given = {
         name: getattr(args, name) for name in
@@ -94,8 +94,10 @@ def cmd_serve(args: argparse.Namespace) -> int:
         print(f"bleu-compat serve: the server could not start on {args.host}:{args.port}: "
               f"{reason[:1].lower() + reason[1:]}", file=sys.stderr)
         return 2
+    app = create_app(limits)
+    warm_up(app)  # the worker processes for large bodies, started before the first one arrives
     config = uvicorn_config(
-        create_app(limits), host=args.host, port=args.port, log_level=args.log_level,
+        app, host=args.host, port=args.port, log_level=args.log_level,
         access_log=args.log_level in ("info", "debug"), limits=limits,
     )
     server = uvicorn.Server(config)
@@ -113,6 +115,9 @@ def cmd_serve(args: argparse.Namespace) -> int:
         code = 0 if server.started else 1
     finally:
         sock.close()
+        pool = getattr(app.state, "process_pool", None)
+        if pool is not None:  # its workers finish the body in hand (a few seconds at most)
+            pool.shutdown(wait=True, cancel_futures=True)
     if code:
         print(f"bleu-compat serve: the server could not start on {args.host}:{args.port}",
               file=sys.stderr)
