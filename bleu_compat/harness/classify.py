@@ -546,10 +546,11 @@ def shrink(
     distinct request is asked once; the answer is remembered), never by time:
     the result depends only on the request and on what ``still_fails``
     answers, so a seed gives the same reproducer on any machine. When the
-    steps run out, further requests count as not failing, and the smallest
-    failing request seen (fewest characters of JSON, then the text) is
-    returned. A ``still_fails`` that answers differently for the same request
-    (hypothesis' ``Flaky``) ends that stage, keeping the smallest seen.
+    steps run out, further requests count as not failing (consistently, so
+    hypothesis still returns the smallest it found). A ``still_fails`` that
+    answers differently for the same request (hypothesis' ``Flaky``) ends that
+    stage with the smallest failing request seen (fewest characters of JSON,
+    then the text).
 
     Returns:
         The reduced request (``request`` itself when nothing smaller fails).
@@ -612,13 +613,13 @@ def shrink(
                 continue  # hypothesis' buffer overruns on so many choices: every try is wasted
             strategy = _stage_strategies(tool_id, current)[stage]
             try:
-                find(strategy, predicate, settings=config)
-            except (NoSuchExample, Unsatisfiable, Flaky):
-                pass
-            current = best
+                current = find(strategy, predicate, settings=config)
+            except (NoSuchExample, Unsatisfiable):
+                continue
+            except Flaky:  # answers that changed for the same request: keep the smallest seen
+                current = best
         if current == before or steps >= max_steps:
             break
     if tool_id == "bleu-corpus-compute" and current is not request and steps < max_steps:
-        _drop_one_by_one(current, predicate)
-        current = best
+        current = _drop_one_by_one(current, predicate)
     return current
