@@ -42,3 +42,17 @@ def test_wheel_has_every_bundled_real_corpus(wheel: zipfile.ZipFile) -> None:
         for name in (real.hypothesis, *real.references):
             source = REPO / "fixtures" / "real" / real.name / name
             assert wheel.read(f"bleu_compat/bundled/{real.name}/{name}") == source.read_bytes()
+
+
+def test_wheel_has_every_module_of_the_source_tree(wheel: zipfile.ZipFile) -> None:
+    """Every .py under bleu_compat/ is in the wheel (pyproject lists packages one by one).
+
+    A new subpackage missing from ``[tool.setuptools] packages`` works in an editable
+    install, so the tests pass, and is absent after README's ``pip install .``.
+    """
+    names = set(wheel.namelist())
+    source = sorted(p.relative_to(REPO).as_posix()
+                    for p in (REPO / "bleu_compat").rglob("*.py"))
+    assert source, "no module found under bleu_compat/"
+    missing = [name for name in source if name not in names]
+    assert missing == []
