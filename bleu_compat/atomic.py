@@ -15,13 +15,15 @@ Standard library only.
 
 from __future__ import annotations
 
+import atexit
 import contextlib
 import os
 import tempfile
 from pathlib import Path
 from typing import IO, Iterator, Mapping
 
-__all__ = ["write_atomic", "atomic_open", "write_all_atomic", "TEMP_PREFIX"]
+__all__ = ["write_atomic", "atomic_open", "write_all_atomic", "TEMP_PREFIX", "staged", "publish",
+           "discard"]
 
 #: Temporary files start with this (then the target's name).
 TEMP_PREFIX = ".tmp-"
@@ -136,3 +138,53 @@ def write_all_atomic(files: Mapping[str | os.PathLike[str], bytes | str], *,
             with contextlib.suppress(OSError):
                 os.unlink(tmp)
         raise
+
+
+_STAGED: dict[str, tuple[str, int]] = {}
+
+
+def staged(path: str | os.PathLike[str]) -> str:
+    """The temporary file (beside ``path``) that stands for ``path`` until :func:`publish`;
+    the same one on every call until then, so a file written in several passes (appended)
+    is published once, whole. Removed at exit if never published (:func:`discard`)."""
+    key = os.path.abspath(path)
+    found = _STAGED.get(key)
+    if found is None:
+        target = Path(key)
+        mode = _mode_for(target)
+        fd, tmp = _temporary(target)
+        os.close(fd)
+        _STAGED[key] = found = (tmp, mode)
+    return found[0]
+
+
+def publish(path: str | os.PathLike[str]) -> None:
+    """Rename ``path``'s staged file into place (nothing when none was staged).
+
+    Raises:
+        OSError: the rename failed (the staged file is removed).
+    """
+    key = os.path.abspath(path)
+    found = _STAGED.pop(key, None)
+    if found is None:
+        return
+    tmp, mode = found
+    try:
+        with open(tmp, "rb+") as handle:
+            os.fsync(handle.fileno())
+        _finish(tmp, Path(key), mode)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise
+
+
+def discard() -> None:
+    """Remove every staged file never published (a command that failed half-way)."""
+    while _STAGED:
+        _, (tmp, _) = _STAGED.popitem()
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+
+
+atexit.register(discard)

@@ -279,3 +279,36 @@ def test_serve_on_a_busy_port_is_one_line() -> None:
     assert proc.returncode == 2
     assert proc.stderr.strip() == (f"bleu-compat serve: the server could not start on "
                                    f"127.0.0.1:{port}: address already in use")
+
+
+def test_a_staged_file_appears_only_when_published(tmp_path: Path) -> None:
+    """--segments is written in passes (one per system) to a staged file beside the target:
+    until the command publishes it, nothing of it is under its name; never published (the
+    command failed), it is removed at exit."""
+    from bleu_compat.atomic import discard, publish, staged
+
+    target = tmp_path / "segments.jsonl"
+    first = staged(target)
+    with open(first, "w") as handle:
+        handle.write('{"segment":0}\n')
+    assert staged(target) == first and not target.exists()
+    with open(staged(target), "a") as handle:
+        handle.write('{"segment":1}\n')
+    publish(target)
+    assert target.read_text() == '{"segment":0}\n{"segment":1}\n'
+    other = tmp_path / "never.jsonl"
+    Path(staged(other)).write_text("half")
+    discard()
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["segments.jsonl"]
+
+
+def test_score_segments_of_several_systems_is_one_whole_file(tmp_path: Path) -> None:
+    (tmp_path / "h.txt").write_text("a b c\nd e\n")
+    (tmp_path / "r.txt").write_text("a b c\nd e f\n")
+    out = tmp_path / "seg.jsonl"
+    proc = _run("score", str(tmp_path / "r.txt"), "-i", str(tmp_path / "h.txt"), str(tmp_path / "h.txt"),
+                "--segments", str(out))
+    assert proc.returncode == 0, proc.stderr
+    lines = out.read_text().splitlines()
+    assert len(lines) == 4 and all(json.loads(line)["system"].endswith("h.txt") for line in lines)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["h.txt", "r.txt", "seg.jsonl"]

@@ -24,7 +24,7 @@ from bleu_compat.cli.score.json_output import compare_json, result_json, system_
 from bleu_compat.cli.score.markdown_output import markdown_table
 from bleu_compat.cli.score.output_files import output_problem
 from bleu_compat.cli.score.progress import progress_on_stderr
-from bleu_compat.cli.score.segments import stats_and_segments
+from bleu_compat.cli.score.segments import finish_segments, stats_and_segments
 from bleu_compat.cli.score.settings import MAX_ORDER, SMOOTH_CARD, signature
 from bleu_compat.cli.score.text_output import aligned, rounded_row, summary_line_at, table_header
 from bleu_compat.corpus_io import CorpusReadError, check_line_counts, read_lines, scan_file
@@ -234,6 +234,10 @@ def _score(args: argparse.Namespace, spool: list[str]) -> int:
             except OSError as exc:
                 return fail(f"--segments {args.segments}: cannot write: {exc.strerror or exc}")
 
+    try:
+        finish_segments(args.segments)  # the file appears whole, now
+    except OSError as exc:
+        return fail(f"--segments {args.segments}: cannot write: {exc.strerror or exc}")
     names = [s.path for s in systems]
     # Every output carries the signature (SPEC.md section 8). Where standard output is a
     # bare value scripts capture (-b, as sacreBLEU's) or the card's output object (the

@@ -11,7 +11,7 @@ from bleu_compat.rounding import js_number_str
 from bleu_compat.stream import corpus_stats_files
 from bleu_compat.tokenizers import get_tokenizer
 
-__all__ = ["stats_and_segments", "SegmentWriter", "json_token_lists"]
+__all__ = ["stats_and_segments", "SegmentWriter", "json_token_lists", "finish_segments"]
 
 
 def stats_and_segments(segments: str | None, append: bool, system: str, source: str,
@@ -24,7 +24,8 @@ def stats_and_segments(segments: str | None, append: bool, system: str, source: 
     """
     if segments is None:
         return corpus_stats_files(source, ref_sources, tokenize=tokenize, max_order=args.max_order)
-    with open(segments, "a" if append else "w", encoding="utf-8", newline="\n") as handle:
+    with open(_written_to(segments, append), "a" if append else "w", encoding="utf-8",
+              newline="\n") as handle:
         writer = SegmentWriter(handle, system, args.max_order, [source, *ref_sources],
                                  tokenize, args.smooth_method, args.smooth_value, causes)
         try:
@@ -32,6 +33,36 @@ def stats_and_segments(segments: str | None, append: bool, system: str, source: 
                                       max_order=args.max_order, on_segments=writer)
         finally:
             writer.close()
+
+
+def _written_to(segments: str, append: bool) -> str:
+    """Where the lines go: a regular (or new) file is written to a temporary file beside it
+    and renamed into place when the command is done (:func:`finish_segments`), so a run
+    killed half-way leaves no file of valid lines that looks complete; a device or a pipe
+    (``/dev/stdout``) is written as the lines come."""
+    import os
+    import stat
+
+    from bleu_compat.atomic import staged
+
+    try:
+        if os.path.lexists(segments) and not stat.S_ISREG(os.stat(segments).st_mode):
+            return segments
+    except OSError:
+        return segments
+    return staged(segments)
+
+
+def finish_segments(segments: str | None) -> None:
+    """Put the ``--segments`` file written by :func:`stats_and_segments` in place.
+
+    Raises:
+        OSError: the rename failed.
+    """
+    if segments is not None:
+        from bleu_compat.atomic import publish
+
+        publish(segments)
 
 
 #: a character JSON must escape, the quote aside: json.encoder's ESCAPE set (ensure_ascii=False
