@@ -312,3 +312,22 @@ def test_score_segments_of_several_systems_is_one_whole_file(tmp_path: Path) -> 
     lines = out.read_text().splitlines()
     assert len(lines) == 4 and all(json.loads(line)["system"].endswith("h.txt") for line in lines)
     assert sorted(p.name for p in tmp_path.iterdir()) == ["h.txt", "r.txt", "seg.jsonl"]
+
+
+def test_an_implementation_run_on_no_case_does_not_pass() -> None:
+    """Every case 'not representable' for an --impl means it was never run: crosscheck and
+    gate refuse to pass such a run (exit 2, the reasons named)."""
+    from bleu_compat.cli.crosscheck import not_judged
+
+    name = "impl:x.py:bleu"
+    nothing = {"implementations": [name], "real": [],
+               "summary": {CORPUS: {name: {"agree": 0, "explained": 0, "unexpected": 0,
+                                           "not_representable": 40}}},
+               "not_representable": [{"tool": CORPUS, "implementation": name, "count": 40,
+                                      "reason": "max_order=2: the callable takes no max_order"}]}
+    why = not_judged(nothing)
+    assert why is not None and name in why and "takes no max_order" in why
+    one = json.loads(json.dumps(nothing))
+    one["summary"][CORPUS][name]["unexpected"] = 1
+    assert not_judged(one) is None
+    assert not_judged({"implementations": ["ours"], "real": [], "summary": {}}) is None

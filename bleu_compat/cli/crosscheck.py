@@ -34,7 +34,7 @@ MAX_CASES = 100_000_000
 MAX_WORKERS = 256
 
 __all__ = ["register", "cmd_crosscheck", "run_report", "write_reports", "usage", "unwritable_dir",
-           "add_impl_argument", "resolve_impls", "hung", "interrupted"]
+           "add_impl_argument", "resolve_impls", "hung", "interrupted", "not_judged"]
 
 
 def register(subparsers: Any) -> None:
@@ -430,4 +430,26 @@ def cmd_crosscheck(args: argparse.Namespace) -> int:
     except OSError as exc:  # the disk filled up, the directory went away: every file whole or absent
         return usage(f"cannot write reports to {out}: {exc.strerror or exc}")
     _summary(report, out, elapsed)
+    unjudged = not_judged(report)
+    if unjudged:
+        return usage(unjudged)
     return 1 if report["unexpected_count"] else 0
+
+
+def not_judged(report: dict[str, Any]) -> str | None:
+    """Why a report of users' implementations (``--impl``) checked nothing, or None: an
+    implementation for which every generated case and real corpus was *not representable*
+    (a parameter the callable lacks) was never run, so the command must not pass."""
+    names = [i for i in report.get("implementations", ()) if i.startswith("impl:")]
+    for name in names:
+        judged = sum(row.get(name, {}).get(k, 0) for row in report["summary"].values()
+                     for k in ("agree", "explained", "unexpected"))
+        judged += sum(1 for r in report["real"] if name in r.get("scores", {})
+                      and name not in r.get("not_representable", {}))
+        if not judged:
+            reasons = sorted({r["reason"] for r in report.get("not_representable", ())
+                              if r["implementation"] == name})
+            return (f"{name} was not run on any case: every one was not representable for it"
+                    + (f" ({'; '.join(reasons)[:300]})" if reasons else "")
+                    + "; nothing was checked")
+    return None

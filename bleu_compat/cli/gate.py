@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from bleu_compat.cli.crosscheck import (
-    MAX_CASES, MAX_WORKERS, add_impl_argument, hung, interrupted, resolve_impls, run_report, unwritable_dir,
+    MAX_CASES, MAX_WORKERS, add_impl_argument, hung, interrupted, not_judged, resolve_impls, run_report, unwritable_dir,
     write_reports,
 )
 from bleu_compat.cli.usage import asks_for, refuse, report_usage_errors, whole_number
@@ -366,6 +366,9 @@ def cmd_gate(args: argparse.Namespace) -> int:
                               prog="bleu-compat gate")
             except OSError as exc:
                 return usage(f"cannot write reports to {args.out}: {exc.strerror or exc}")
+    unjudged = not_judged(report)
+    if unjudged:
+        return usage(unjudged)
     current = baseline_of(report)
     if args.update:
         from bleu_compat.atomic import write_atomic
