@@ -77,7 +77,7 @@ from typing import Any, Callable, Mapping
 __all__ = [
     "SIGNATURES", "SCALES", "ENTRY_POINT_GROUP", "PREFIX", "Implementation", "ImplementationError",
     "NotRepresentableForImpl", "declare", "load", "register", "resolve", "impl_id", "is_impl",
-    "non_finite", "NonFinite", "NON_FINITE_KEY", "to_card_units",
+    "non_finite", "NonFinite", "NON_FINITE_KEY", "to_card_units", "revive_markers",
 ]
 
 SIGNATURES = ("tokens->score", "tokens->stats", "stats->score")
@@ -128,6 +128,18 @@ def non_finite(x: float) -> NonFinite:
     if math.isinf(x):
         return NonFinite({NON_FINITE_KEY: "Infinity" if x > 0 else "-Infinity"})
     raise ValueError(f"{x!r} is finite")
+
+
+def revive_markers(value: Any) -> Any:
+    """JSON data (a checkpoint's, a child process' answer) with each ``{"non_finite": NAME}``
+    object made the :class:`NonFinite` marker it was (its ``repr`` the bare name)."""
+    if isinstance(value, dict):
+        if len(value) == 1 and value.get(NON_FINITE_KEY) in ("NaN", "Infinity", "-Infinity"):
+            return NonFinite(value)
+        return {k: revive_markers(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [revive_markers(v) for v in value]
+    return value
 
 
 def _mark_non_finite(value: Any) -> Any:

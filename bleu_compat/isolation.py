@@ -374,7 +374,9 @@ class IsolatedImplementation:
             raise NotRepresentableForImpl(answer["not_representable"])
         if "error" in answer:
             raise _Raised(answer["error"])
-        return {k: _revive(v) for k, v in answer["output"].items()}
+        from bleu_compat.implementations import revive_markers
+
+        return {k: revive_markers(v) for k, v in answer["output"].items()}
 
 
 class _Raised(Exception):
@@ -387,18 +389,6 @@ class _Raised(Exception):
 
     def __str__(self) -> str:
         return str(self.args[0])
-
-
-def _revive(value: Any) -> Any:
-    from bleu_compat.implementations import NON_FINITE_KEY, NonFinite
-
-    if isinstance(value, dict):
-        if len(value) == 1 and value.get(NON_FINITE_KEY) in ("NaN", "Infinity", "-Infinity"):
-            return NonFinite(value)
-        return {k: _revive(v) for k, v in value.items()}
-    if isinstance(value, list):
-        return [_revive(v) for v in value]
-    return value
 
 
 def _start(spec: str, timeout: float, deadline: float) -> tuple[_Child, dict[str, Any]]:

@@ -335,17 +335,9 @@ def _discrepancy_to_json(d: Discrepancy) -> dict[str, Any]:
 
 
 def _restore_markers(value: Any) -> Any:
-    """JSON data with each ``{"non_finite": NAME}`` object made the marker it was
-    (:class:`bleu_compat.implementations.NonFinite`: its repr is the bare name)."""
-    from bleu_compat.implementations import NON_FINITE_KEY, NonFinite
+    from bleu_compat.implementations import revive_markers
 
-    if isinstance(value, dict):
-        if len(value) == 1 and value.get(NON_FINITE_KEY) in ("NaN", "Infinity", "-Infinity"):
-            return NonFinite(value)
-        return {k: _restore_markers(v) for k, v in value.items()}
-    if isinstance(value, list):
-        return [_restore_markers(v) for v in value]
-    return value
+    return revive_markers(value)
 
 
 def _discrepancy_from_json(data: dict[str, Any]) -> Discrepancy:
