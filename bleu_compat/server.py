@@ -432,14 +432,14 @@ PROCESS_THRESHOLD = 1 << 20
 
 
 def _process_pool(app: Any) -> Any:
-    """The application's worker processes (created on first use; ``forkserver``, so a
-    worker never inherits the event loop's threads)."""
+    """The application's worker processes (created on first use; spawned, so a worker never
+    inherits the event loop's threads, and a child of this process, which it dies with)."""
     pool = getattr(app.state, "process_pool", None)
     if pool is None:
         import multiprocessing
         from concurrent.futures import ProcessPoolExecutor
 
-        method = "forkserver" if "forkserver" in multiprocessing.get_all_start_methods() else "spawn"
+        method = "spawn"  # not forkserver: its server process outlived ours
         workers = max(1, min(4, len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity")
                              else (os.cpu_count() or 1)))
         pool = ProcessPoolExecutor(max_workers=workers,
@@ -465,6 +465,13 @@ def _worker_start() -> None:
     import signal
 
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the server's to handle
+    if sys.platform.startswith("linux"):  # killed when the server dies, however it dies
+        try:
+            import ctypes
+
+            ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
+        except Exception:  # pragma: no cover - not glibc
+            pass
     try:
         os.nice(WORKER_NICENESS)
     except OSError:  # not allowed here: the same priority as the server, still another process
