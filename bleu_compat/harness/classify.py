@@ -517,9 +517,13 @@ def _drop_one_by_one(request: dict[str, Any], predicate: Callable[[dict[str, Any
     return current
 
 
-#: Calls of ``still_fails`` one :func:`shrink` may make (a count, never a clock: the same
-#: failing request shrinks to the same reproducer on a quiet and on a loaded machine).
-MAX_SHRINK_STEPS = 600
+#: Steps one :func:`shrink` may take (a count, never a clock: the same failing request
+#: shrinks to the same reproducer on a quiet and on a loaded machine). A request tried
+#: costs one step per started :data:`STEP_BYTES` of its JSON, so the work is bounded
+#: too: a request of a few hundred tokens costs 1, one at the card limits (50,000
+#: tokens, 400 KB) about 100.
+MAX_SHRINK_STEPS = 1500
+STEP_BYTES = 4096
 
 
 def shrink(
@@ -542,15 +546,14 @@ def shrink(
     requests the truth's own checks accept
     (:func:`bleu_compat.harness.checks.expected_error`) count.
 
-    The search is bounded by ``max_steps`` calls of ``still_fails`` (each
-    distinct request is asked once; the answer is remembered), never by time:
-    the result depends only on the request and on what ``still_fails``
-    answers, so a seed gives the same reproducer on any machine. When the
-    steps run out, further requests count as not failing (consistently, so
-    hypothesis still returns the smallest it found). A ``still_fails`` that
-    answers differently for the same request (hypothesis' ``Flaky``) ends that
-    stage with the smallest failing request seen (fewest characters of JSON,
-    then the text).
+    The search is bounded by ``max_steps`` steps, never by time: each distinct
+    request tried (checked by the truth, then asked of ``still_fails``; the
+    answer is remembered) costs one step per started :data:`STEP_BYTES` of
+    its JSON. The result depends only on the request and on what
+    ``still_fails`` answers, so a seed gives the same reproducer on any
+    machine. When the steps run out, or ``still_fails`` answers differently for
+    the same request (hypothesis' ``Flaky``), the search stops with the
+    smallest failing request seen (fewest characters of JSON, then the text).
 
     Returns:
         The reduced request (``request`` itself when nothing smaller fails).
@@ -575,17 +578,21 @@ def shrink(
     steps = 0
     best, best_size = request, size(request)
 
+    class OutOfSteps(Exception):
+        pass
+
     def predicate(candidate: dict[str, Any]) -> bool:
         nonlocal steps, best, best_size
         key = dumps_js(candidate)
         if key in memo:
             return memo[key]
+        cost = 1 + len(key) // STEP_BYTES
+        if steps + cost > max_steps:
+            raise OutOfSteps  # ends the search where it stands: the smallest seen is kept
+        steps += cost
         if expected_error(tool_id, candidate) is not None:  # the truth's checks, not the product's
             memo[key] = False
             return False
-        if steps >= max_steps:
-            return False  # out of steps: consistently "does not fail" from here on
-        steps += 1
         try:
             verdict = bool(still_fails(candidate))
         except ImplementationHung:
@@ -616,10 +623,13 @@ def shrink(
                 current = find(strategy, predicate, settings=config)
             except (NoSuchExample, Unsatisfiable):
                 continue
-            except Flaky:  # answers that changed for the same request: keep the smallest seen
+            except (Flaky, OutOfSteps):  # changed answers, or no steps left: the smallest seen
                 current = best
         if current == before or steps >= max_steps:
             break
     if tool_id == "bleu-corpus-compute" and current is not request and steps < max_steps:
-        current = _drop_one_by_one(current, predicate)
+        try:
+            current = _drop_one_by_one(current, predicate)
+        except OutOfSteps:
+            current = best
     return current
