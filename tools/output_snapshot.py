@@ -12,8 +12,11 @@ first difference (a unified diff of it).
     python tools/output_snapshot.py --out /tmp/before            # on the old tree
     python tools/output_snapshot.py --out /tmp/after --against /tmp/before
 
-``--quick`` runs a subset that takes seconds (what the test
-``oracle_tests/test_redesign_identical.py`` compares with the committed capture).
+``--quick`` runs a subset that takes under a minute; ``--tier test`` the smaller one
+``oracle_tests/test_redesign_identical.py`` runs, comparing SHA-256 digests of what it
+printed with the committed manifest ``oracle_tests/data/redesign-outputs.json``
+(``--manifest FILE`` writes such a manifest: regenerate it only when an output is
+meant to change, and say why in the commit).
 ``--libraries sacrebleu,nltk`` restricts crosscheck, gate and explain to those
 implementations (the default: every installed one), so that the reports of
 sacreBLEU and NLTK can be compared after other implementations are added.
@@ -85,13 +88,56 @@ def _scrub(text: str) -> str:
     return "".join(keep)
 
 
+def capture_test_tier(out: Path, libraries: str | None, catalog: bool = True) -> None:
+    """The subset the test runs (about 15 s of CPU): catalog, three explains, ``score
+    --compare`` with every built-in configuration on WMT17, a 10-case crosscheck with the
+    real corpora and the gate on its report."""
+    if out.exists():
+        shutil.rmtree(out)
+    out.mkdir(parents=True)
+    env = _env(libraries)
+    if catalog:
+        _run(out, "catalog-md", ["catalog"], env)
+        _run(out, "catalog-json", ["catalog", "-f", "json"], env)
+    for i in (0, 2, 3):
+        tool, request = EXPLAIN[i]
+        _run(out, f"explain-{i}-json", ["explain", tool, "-f", "json"], env, json.dumps(request))
+    name, refs, sys_file = CORPORA[0]
+    real = REAL.relative_to(ROOT)  # relative to the working directory: no checkout's path inside
+    files = [str(real / r) for r in refs] + ["-i", str(real / sys_file)]
+    _run(out, f"score-{name}-set0", ["score", *files, "--compare", *COMPARE_SETS[0]], env)
+    cc = out / "crosscheck"
+    _run(out, "crosscheck", ["crosscheck", "--out", str(cc), "--no-progress", "--no-html",
+                             "--workers", "1", "--cases", "10", "--invalid", "0"], env)
+    _run(out, "gate-report", ["gate", "--baseline", str(ROOT / "reports" / "baseline.json"),
+                              "--report", str(cc / "crosscheck.json")], env)
+    (cc / "crosscheck.timing.json").unlink(missing_ok=True)
+
+
+def _env(libraries: str | None) -> dict[str, str]:
+    env = dict(os.environ, PYTHONHASHSEED="0", COLUMNS="100", NO_COLOR="1", TERM="dumb")
+    env.pop("BLEU_COMPAT_LIBRARIES", None)
+    if libraries:
+        env["BLEU_COMPAT_LIBRARIES"] = libraries
+    return env
+
+
+def digests(out: Path) -> dict[str, str]:
+    """relative path -> SHA-256 of the normalised output (paths of the run replaced)."""
+    import hashlib
+
+    result = {}
+    for path in sorted(p for p in out.rglob("*") if p.is_file()):
+        text = _normalise(path).replace(str(out), "<OUT>").replace(str(ROOT), "<ROOT>")
+        result[str(path.relative_to(out))] = hashlib.sha256(text.encode("utf-8")).hexdigest()
+    return result
+
+
 def capture(out: Path, quick: bool, libraries: str | None) -> None:
     if out.exists():
         shutil.rmtree(out)
     out.mkdir(parents=True)
-    env = dict(os.environ, PYTHONHASHSEED="0", COLUMNS="100", NO_COLOR="1", TERM="dumb")
-    if libraries:
-        env["BLEU_COMPAT_LIBRARIES"] = libraries
+    env = _env(libraries)
     _run(out, "catalog-md", ["catalog"], env)
     _run(out, "catalog-json", ["catalog", "-f", "json"], env)
     for i, (tool, request) in enumerate(EXPLAIN):
@@ -129,8 +175,15 @@ _VOLATILE = ("seconds", "elapsed", "wall", "duration", "started", "finished", "o
 
 def _normalise(path: Path) -> str:
     text = path.read_text(encoding="utf-8")
+    data = None
     if path.suffix == ".json":
         data = json.loads(text)
+    elif path.suffix == ".stdout" and text.startswith("{"):
+        try:
+            data = json.loads(text)
+        except ValueError:
+            data = None
+    if data is not None:
 
         def clean(x):  # noqa: ANN001, ANN202
             if isinstance(x, dict):
@@ -175,9 +228,24 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--out", required=True, type=Path)
     p.add_argument("--against", type=Path, help="an earlier capture to compare with")
     p.add_argument("--quick", action="store_true", help="the seconds-long subset")
+    p.add_argument("--tier", choices=("full", "quick", "test"), default=None,
+                   help="full (default), quick (= --quick) or test (the test's subset)")
+    p.add_argument("--manifest", type=Path, help="write the digests of the capture to this JSON file")
     p.add_argument("--libraries", help="comma-separated implementations (default: all installed)")
     args = p.parse_args(argv)
-    capture(args.out, args.quick, args.libraries)
+    tier = args.tier or ("quick" if args.quick else "full")
+    if tier == "test":
+        capture_test_tier(args.out, args.libraries)
+    else:
+        capture(args.out, tier == "quick", args.libraries)
+    if args.manifest:
+        from importlib import metadata
+
+        versions = {d: metadata.version(d) for d in ("sacrebleu", "nltk")}
+        args.manifest.write_text(json.dumps({
+            "format": "bleu-compat-output-digests/1", "tier": tier, "libraries": args.libraries,
+            "python": ".".join(map(str, sys.version_info[:2])), "versions": versions,
+            "digests": digests(args.out)}, indent=1, sort_keys=True) + "\n", encoding="utf-8")
     if args.against:
         problems = compare(args.out, args.against)
         for problem in problems:

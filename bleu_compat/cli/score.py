@@ -34,18 +34,46 @@ from bleu_compat.rounding import js_number_str, to_fixed_str
 from bleu_compat.stream import corpus_stats_files
 from bleu_compat.tokenizers import TOKENIZERS, get_tokenizer, tokenize_lines
 
-CONFIG_SYNTAX = (
-    "CONFIG is a built-in name (sacrebleu, sacrebleu-sentence-avg, nltk, nltk-method1, "
-    "nltk-method2, nltk-method3, multi-bleu, card) or BASE:key=value,... with keys tok=none|13a|intl|zh|char|split, "
-    "lc=yes|no, smooth=<the library's method name>, value=<float>, eff=yes|no, order=N; "
-    "e.g. 'nltk:tok=13a,smooth=method1'"
-)
+#: --compare's help until it is shown (the configurations come from the registry, which
+#: a scoring run without --help need not load): :meth:`_ScoreParser.format_help` fills it in
+_COMPARE_HELP = "run the real implementations as their users run them (see bleu-compat score --help)"
+
+
+def _compare_help() -> str:
+    from bleu_compat.decompose import BUILTIN, DEFAULT_COMPARE
+
+    defaults = "; ".join(f"{name} = {BUILTIN[name].signature()}" for name in DEFAULT_COMPARE
+                         if name != "card")
+    return (
+        "run the real implementations as their users run them, in each configuration named "
+        f"(default: {' '.join(DEFAULT_COMPARE)}; {defaults}; card = bleu-compat with this "
+        "command's tokenization), and decompose the gap between every pair into named causes "
+        "(tokenization, case, smoothing, effective order, and one per change an implementation "
+        "makes: its statistics changes, its catalog entries, its floating-point order) "
+        "evaluated with the dialect models, each step's score printed, exact Shapley values, "
+        "and the input lines behind each cause; then each library compared, and those always "
+        "compared, on the card's tokens (tokenize='none', no smoothing) with the catalog "
+        "entries explaining every difference. A number no model reproduces is UNEXPECTED "
+        "(exit 1). " + _config_syntax()
+    )
+
+
+def _config_syntax() -> str:
+    """The short form of :data:`bleu_compat.decompose.CONFIG_SYNTAX` for --compare's help (the
+    built-in names from the registry; reading them imports no library)."""
+    from bleu_compat.decompose import BUILTIN
+    from bleu_compat.libraries.registry import SYNTAX_EXAMPLES
+
+    example = next((e for e in SYNTAX_EXAMPLES if e.partition(":")[0] in BUILTIN), None)
+    return (f"CONFIG is a built-in name ({', '.join(BUILTIN)}) or BASE:key=value,... with keys "
+            "tok=none|13a|intl|zh|char|split, lc=yes|no, smooth=<the library's method name>, "
+            "value=<float>, eff=yes|no, order=N" + (f"; e.g. '{example}'" if example else ""))
+
 
 __all__ = ["register", "summary_line", "result_json", "cmd_score"]
 
 FORMATS = ("line", "table", "json", "markdown", "csv", "text")
 _PROG = "bleu-compat score"
-_LIB_NAMES = {"sacrebleu": "sacreBLEU", "nltk": "NLTK"}
 
 
 class _ScoreParser(argparse.ArgumentParser):
@@ -62,6 +90,12 @@ class _ScoreParser(argparse.ArgumentParser):
             self.error(f"unrecognized arguments: {' '.join(extras)}")
         return parsed, extras
 
+    def format_help(self) -> str:
+        for action in self._actions:
+            if action.help == _COMPARE_HELP:
+                action.help = _compare_help()
+        return super().format_help()
+
 
 class _WidthAction(argparse.Action):
     """``-w/--width/--decimals D``: remembers which spelling was typed, for the error message."""
@@ -76,7 +110,7 @@ def register(subparsers: Any) -> None:
     """Add the ``score`` command."""
     p = subparsers.add_parser(
         "score",
-        help="corpus BLEU of one or more systems (optionally beside sacreBLEU and NLTK)",
+        help="corpus BLEU of one or more systems (optionally beside other BLEU implementations)",
         description=(
             "Corpus BLEU (Papineni et al. 2002, the bleu-corpus-compute card's formula) of "
             "one or more systems. Either `score HYP REF [REF ...]` (one system) or, "
@@ -148,19 +182,7 @@ def register(subparsers: Any) -> None:
     )
     p.add_argument(
         "--compare", nargs="*", metavar="CONFIG", default=None,
-        help=(
-            "run the real libraries as their users run them, in each configuration named "
-            "(default: sacrebleu nltk card; sacrebleu = its CLI defaults 13a, exp, mixed "
-            "case; nltk = corpus_bleu on str.split() tokens, no smoothing; card = "
-            "bleu-compat with this command's tokenization), and decompose the gap between "
-            "every pair into named causes (tokenization, case, smoothing, effective order, "
-            "and one per catalog entry: NLTK-DENOMINATOR-FLOOR, NLTK-ZERO-MATCH-TINY, the "
-            "libraries' floating-point orders, ...) evaluated with the dialect models, each "
-            "step's score printed, exact Shapley values, and the input lines behind each "
-            "cause; then sacreBLEU and NLTK on the card's tokens (tokenize='none', no "
-            "smoothing) with the catalog entries explaining every difference. A number no "
-            "model reproduces is UNEXPECTED (exit 1). " + CONFIG_SYNTAX
-        ),
+        help=_COMPARE_HELP,
     )
     p.add_argument("--config", action="append", metavar="CONFIG", default=None,
                    help="one more configuration for --compare (implies --compare); syntax as --compare's")
@@ -307,9 +329,16 @@ def _ulps_str(ulps: int | None) -> str:
     return str(ulps) if ulps <= _ULP_SHOWN else "-"
 
 
+def _display(name: str) -> str:
+    """How implementation ``name`` spells itself (the registry's display name)."""
+    from bleu_compat.libraries.registry import display_name
+
+    return display_name(name)
+
+
 def _difference_lines(lib: Any, card_score: float) -> list[str]:
     """One line per UNEXPECTED field and one per catalog entry (with every field it explains)."""
-    name = _LIB_NAMES.get(lib.library, lib.library)
+    name = _display(lib.library)
     lines = []
     by_entry: dict[str, list[str]] = {}
     facts: dict[str, str] = {}
@@ -337,7 +366,7 @@ def _difference_lines(lib: Any, card_score: float) -> list[str]:
 
 
 def _compare_text(comparisons: Sequence[Any], versions: dict[str, str], markdown: bool) -> str:
-    libs = ", ".join(f"{_LIB_NAMES[k]} {v}" for k, v in versions.items())
+    libs = ", ".join(f"{_display(k)} {v}" for k, v in versions.items())
     out = [
         "",
         ("## " if markdown else "")
@@ -352,7 +381,7 @@ def _compare_text(comparisons: Sequence[Any], versions: dict[str, str], markdown
                 ["bleu-compat (card)", js_number_str(c.card_score), "", "", ""]]
         notes: list[str] = []
         for lib in c.libraries:
-            label = f"{_LIB_NAMES.get(lib.library, lib.library)} {lib.version}"
+            label = f"{_display(lib.library)} {lib.version}"
             if lib.score is None:
                 rows.append([label, "-", "", "", "UNEXPECTED" if lib.unexpected else "explained"])
             else:
@@ -368,7 +397,7 @@ def _compare_text(comparisons: Sequence[Any], versions: dict[str, str], markdown
                 ])
                 if bleu_diff is None and lib.score != c.card_score:
                     notes.append(
-                        f"{_LIB_NAMES.get(lib.library, lib.library)}: the same double as the "
+                        f"{_display(lib.library)}: the same double as the "
                         "card on the 0-1 scale; the 0-100 values differ only by the rounding "
                         "of the card's x 100 against the library's own percentage"
                     )
@@ -733,8 +762,9 @@ def _score(args: argparse.Namespace, spool: list[str]) -> int:
     tokenize = args.tokenize or ("none" if legacy else "13a")
     configs: list[str] | None = None
     if args.compare is not None or args.config:
-        configs = list(args.compare or ("sacrebleu", "nltk", "card")) + list(args.config or ())
-        from bleu_compat.decompose import parse_config
+        from bleu_compat.decompose import DEFAULT_COMPARE, parse_config
+
+        configs = list(args.compare or DEFAULT_COMPARE) + list(args.config or ())
 
         for spec in configs:
             try:
@@ -827,23 +857,24 @@ def _score(args: argparse.Namespace, spool: list[str]) -> int:
         from bleu_compat.libraries import library_version
         from bleu_compat.parity import compare_system
 
+        parity = _parity_libraries(configs or ())
         try:
             with _progress() as progress:
-                versions = {lib: library_version(lib) for lib in ("sacrebleu", "nltk")}
+                versions = {lib: library_version(lib) for lib in parity}
                 for s, src in zip(systems, raw_sys_sources):
                     decompositions.append(compare_configs(
                         src, raw_ref_sources, configs or (),
                         card_tokenize=tokenize, progress=progress,
                         card_lowercase=args.lowercase,
                     ))
-                progress("sacreBLEU and NLTK on the card's tokens")
+                progress(f"{_names_of(parity)} on the card's tokens")
                 # the libraries take every token at once: read the files whole
                 ref_tokens = [tokenize_lines(read_lines(src).lines, tokenize) for src in ref_sources]
                 references = [list(seg) for seg in zip(*ref_tokens)]
                 comparisons = [
                     compare_system(
                         s.path, tokenize_lines(read_lines(src).lines, tokenize), references,
-                        max_order=args.max_order,
+                        max_order=args.max_order, libraries=parity,
                     )
                     for s, src in zip(systems, sys_sources)
                 ]
@@ -918,6 +949,22 @@ def _score(args: argparse.Namespace, spool: list[str]) -> int:
     return 1 if unexpected else 0
 
 
+def _parity_libraries(configs: Sequence[str]) -> list[str]:
+    """The implementations ``--compare`` runs on the card's tokens, in registry order: those
+    declared ``in_default_compare`` and those of the configurations compared."""
+    from bleu_compat.decompose import parse_config
+    from bleu_compat.libraries.registry import libraries
+
+    wanted = {parse_config(spec).implementation for spec in configs}
+    return [lib.name for lib in libraries() if lib.in_default_compare or lib.name in wanted]
+
+
+def _names_of(names: Sequence[str]) -> str:
+    from bleu_compat.libraries.registry import join_names
+
+    return join_names([_display(n) for n in names]) or "no library"
+
+
 def _smoothed(result: BleuResult, args: argparse.Namespace) -> BleuResult:
     """The card's score with ``-s``: bleu-smoothing-compute on the corpus statistics."""
     if args.smooth_method == "none":
@@ -941,8 +988,14 @@ def _configs_text(names: list[str], results: list[Any], versions: dict[str, str]
                   markdown: bool) -> str:
     from bleu_compat.decompose import first_lines
 
-    impl = {"sacrebleu": f"sacreBLEU {versions.get('sacrebleu', '')}".strip(),
-            "nltk": f"NLTK {versions.get('nltk', '')}".strip(), "card": "bleu-compat"}
+    from bleu_compat.libraries import library_version
+
+    def impl(name: str) -> str:
+        if name == "card":
+            return "bleu-compat"
+        version = versions.get(name) or library_version(name)
+        return f"{_display(name)} {version}".strip()
+
     out = ["", ("## " if markdown else "")
            + "The libraries as their users run them (BLEU, 0-100 scale; each number is the "
            "library's own)"]
@@ -951,7 +1004,7 @@ def _configs_text(names: list[str], results: list[Any], versions: dict[str, str]
         out.append(f"### {name}" if markdown else name)
         rows = [["configuration", "BLEU", "implementation", "settings"]]
         for run in res.runs:
-            rows.append([run.config.name, _points(run.points), impl[run.config.implementation],
+            rows.append([run.config.name, _points(run.points), impl(run.config.implementation),
                          run.config.signature()])
         out.append(_markdown(rows) if markdown else
                    "\n".join("  " + line for line in _aligned(rows, (0, 2, 3)).splitlines()))
