@@ -159,11 +159,20 @@ def test_update_does_not_replace_a_file_that_is_not_a_baseline(tmp_path: Path, s
 # --- Ctrl-C -----------------------------------------------------------------------------
 
 
-def _interrupt(args: list[str], after: float, cwd: Path) -> tuple[int, str, float]:
+def _interrupt(args: list[str], after: float, cwd: Path, chunks: Path | None = None) -> tuple[int, str, float]:
+    """Start a command in a process group of its own, SIGINT the group ``after`` seconds later
+    (or, with ``chunks``, once two chunks are in that checkpoint: mid-run on any machine);
+    (exit status, standard error, seconds from the signal to the exit)."""
     proc = subprocess.Popen([sys.executable, "-m", "bleu_compat", *args], cwd=cwd,
                             start_new_session=True, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                             text=True)
-    time.sleep(after)
+    if chunks is None:
+        time.sleep(after)
+    else:
+        deadline = time.monotonic() + 600
+        while len(list(chunks.glob("chunk-*.json"))) < 2 and proc.poll() is None \
+                and time.monotonic() < deadline:
+            time.sleep(0.05)
     sent = time.monotonic()
     os.killpg(proc.pid, signal.SIGINT)  # as a terminal sends it: to the whole group
     _, err = proc.communicate(timeout=120)
@@ -174,10 +183,10 @@ def test_sigint_stops_a_crosscheck_with_workers_at_once(tmp_path: Path) -> None:
     """Was 258 s (95 s with --checkpoint); now exit 130 within 2 s, one line, the finished
     chunks kept; the rerun resumes to the report of an uninterrupted run."""
     ck = tmp_path / "ck"
-    common = ["crosscheck", "--cases", "400", "--tools", "bleu-corpus-compute,bleu-smoothing-compute",
+    common = ["crosscheck", "--cases", "600", "--tools", "bleu-corpus-compute,bleu-smoothing-compute",
               "--invalid", "0", "--no-real", "--workers", "2", "--no-progress", "--no-html"]
     args = [*common, "--checkpoint", str(ck), "--out", str(tmp_path / "out")]
-    code, err, took = _interrupt(args, 8.0, ROOT)
+    code, err, took = _interrupt(args, 0, ROOT, chunks=ck)
     assert code == 130, err
     assert took < 2.0, took
     lines = err.strip().splitlines()
