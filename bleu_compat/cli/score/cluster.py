@@ -39,7 +39,7 @@ def cmd_score_cluster(args: argparse.Namespace) -> int:
     if unsupported:
         return fail(f"--cluster scores one sharded system (HYP REF [REF ...]): "
                      f"{', '.join(unsupported)} not supported with it")
-    if getattr(args, "smooth_method", "none") != "none":
+    if getattr(args, "smooth_method", None) not in (None, "none"):
         return fail(f"--cluster scores the card's unsmoothed corpus BLEU, not -s {args.smooth_method}")
     if getattr(args, "format", None) not in (None, "line"):
         return fail(f"--cluster writes the line summary or --json, not --format {args.format}")
@@ -49,9 +49,10 @@ def cmd_score_cluster(args: argparse.Namespace) -> int:
     if not 1 <= args.max_order <= MAX_ORDER:
         return fail(f"--max-order={args.max_order} must be between 1 and {MAX_ORDER} (the cards' "
                     "largest n-gram order)")
-    if not 0 <= args.decimals <= 15:
+    decimals = 2 if args.decimals is None else args.decimals
+    if not 0 <= decimals <= 15:
         flag = getattr(args, "decimals_flag", "--width")
-        return fail(f"{flag} {args.decimals}: must be between 0 and 15")
+        return fail(f"{flag} {decimals}: must be between 0 and 15")
     # the HYP REF form: pre-tokenized text split on whitespace unless -tok says otherwise (SPEC.md §8)
     tokenize = args.tokenize or "none"
     try:
@@ -66,11 +67,12 @@ def cmd_score_cluster(args: argparse.Namespace) -> int:
     result = bleu_from_stats(stats)
     print(f"{PROG}: {len(shards)} shards, {segments} segments", file=sys.stderr)
     sig = "signature: " + signature(len(args.files) - 1, lowercase=False, tokenize=tokenize,
-                                    smooth=args.smooth_method, smooth_value=args.smooth_value)
+                                    smooth=args.smooth_method or "none", smooth_value=args.smooth_value,
+                                    max_order=args.max_order)
     if fmt == "json":  # the card's output object on stdout, the signature beside it (SPEC.md §8)
         print(dumps_js(result_json(result), indent=2))
         print(sig, file=sys.stderr)
     else:
-        print(summary_line_at(result, args.decimals))
+        print(summary_line_at(result, decimals))
         print(sig)
     return 0

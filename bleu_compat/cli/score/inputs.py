@@ -1,19 +1,25 @@
-"""Reading ``score``'s inputs: standard input, pipes and compressed files made readable twice.
+"""Reading ``score``'s inputs: files, standard input, pipes and compressed files, as streams.
 
-The files are read twice (checked by ``scan_file``, then streamed): a pipe, a
-process substitution or standard input is copied, and a ``.gz``/``.xz``/``.bz2``
-file decompressed, into a private spool directory (``spool`` holds its path
-once made; the caller removes it).
+Every input is read once, as a stream, beside the others
+(:func:`bleu_compat.corpus_io.aligned_blocks`): nothing is copied, a
+compressed file is decompressed chunk by chunk as it is read, and line
+counts, UTF-8 and the line length are checked as the lines arrive. Only
+``--compare`` reads the inputs again (once per configuration); then an input
+that cannot be read twice (standard input, a pipe, a compressed file) is
+copied first into a private directory, at most :data:`SPOOL_MAX_BYTES`, which
+is removed on every exit (SIGTERM and SIGINT included).
 """
 
 from __future__ import annotations
 
+import os
 import sys
+from typing import Any
 
-from bleu_compat.corpus_io import read_lines
+from bleu_compat.corpus_io import CorpusReadError, LineStream
 
-__all__ = ["TUNE_MALLOC_BYTES", "InputError", "keep_freed_memory", "lowered", "readable_twice",
-           "size_of"]
+__all__ = ["TUNE_MALLOC_BYTES", "SPOOL_MAX_BYTES", "InputError", "Spool", "keep_freed_memory",
+           "lowercase_block", "open_input", "size_of"]
 
 
 #: From this many bytes of input, score tunes glibc's allocator (below).
@@ -44,84 +50,154 @@ def keep_freed_memory() -> None:
 
 
 def size_of(path: str) -> int:
-    import os
-
+    """The size in bytes of a regular file (0 for anything else: a pipe, standard input)."""
     try:
-        return os.stat(path).st_size
+        return os.stat(path).st_size if path != "-" else 0
     except OSError:
         return 0
 
 
 _COMPRESSED = {".gz": "gzip", ".xz": "lzma", ".bz2": "bz2"}
 
+#: The most ``--compare`` copies of inputs that cannot be read twice (all of them together).
+SPOOL_MAX_BYTES = 4 << 30
+
 
 class InputError(Exception):
     """A file given on the command line cannot be used (the message names it)."""
 
 
-def _spool_dir(spool: list[str]) -> str:
-    import tempfile
+class _Decompressing:
+    """A compressed file's ``read``, its errors turned into a message naming the file."""
 
-    if not spool:
-        spool.append(tempfile.mkdtemp(prefix="bleu-compat-"))
-    return spool[0]
+    def __init__(self, path: str, handle: Any, kind: str) -> None:
+        self._path, self._handle, self._kind = path, handle, kind
+
+    def read(self, size: int) -> bytes:
+        import lzma
+
+        try:
+            return self._handle.read(size)  # type: ignore[no-any-return]
+        except (OSError, EOFError, ValueError, lzma.LZMAError) as exc:
+            raise CorpusReadError(
+                f"{self._path}: cannot decompress ({self._kind}): the file is corrupt or "
+                f"truncated ({type(exc).__name__}: {exc})") from None
+
+    def close(self) -> None:
+        self._handle.close()
 
 
-def readable_twice(path: str, spool: list[str], index: int) -> str:
-    """A regular file to read (twice) for ``path`` as given.
+def open_input(path: str) -> tuple[LineStream, Any]:
+    """The lines of ``path`` as a stream, and the object to close after reading.
 
-    ``path`` itself if it is a regular uncompressed file (or cannot be opened:
-    scan_file reports it, naming the file); ``-`` is standard input; a pipe or
-    process substitution is copied; ``.gz``/``.xz``/``.bz2`` files are
-    decompressed into a private directory (sacreBLEU reads them transparently).
+    ``-`` is standard input (not closed); ``.gz``/``.xz``/``.bz2`` files are
+    decompressed as they are read (sacreBLEU reads ``.gz`` transparently);
+    anything else (a file, a pipe, ``/dev/stdin``, a process substitution) is
+    read as it is.
 
     Raises:
-        InputError: a compressed file is corrupt or truncated (named in the message).
+        InputError: the file cannot be opened (named in the message).
     """
     import importlib
-    import os
-    import shutil
-    import stat
 
+    if path == "-":
+        return LineStream("-", sys.stdin.buffer), None
     suffix = os.path.splitext(path)[1].lower()
     try:
-        if path == "-":
-            copy = os.path.join(_spool_dir(spool), f"{index}.txt")
-            with open(copy, "wb") as target:
-                shutil.copyfileobj(sys.stdin.buffer, target)
-            return copy
         if suffix in _COMPRESSED:
-            module = importlib.import_module(_COMPRESSED[suffix])
-            copy = os.path.join(_spool_dir(spool), f"{index}.txt")
+            handle = importlib.import_module(_COMPRESSED[suffix]).open(path, "rb")
+            reader: Any = _Decompressing(path, handle, suffix[1:])
+        else:
+            reader = open(path, "rb")
+    except OSError as exc:
+        raise InputError(f"{path}: cannot read: {exc.strerror or exc}") from None
+    return LineStream(path, reader), reader
+
+
+def lowercase_block(chunk: bytes) -> bytes:
+    """A block of whole lines lowercased line by line (``str.lower``, as sacreBLEU's ``-lc``).
+
+    ASCII text is lowered as bytes (the same result); other text is decoded,
+    each line lowered on its own (Greek final sigma is decided within the
+    line, as sacreBLEU decides it) and encoded again. The block must be UTF-8.
+    """
+    if chunk.isascii():
+        return chunk.lower()
+    return "\n".join(line.lower() for line in chunk.decode("utf-8").split("\n")).encode("utf-8")
+
+
+class Spool:
+    """Copies of the inputs that cannot be read twice, for ``--compare``; removed on every exit.
+
+    Use as a context manager: :meth:`readable` gives a path that can be read
+    again and again. While the spool exists SIGTERM raises ``SystemExit(143)``
+    (so the ``finally`` that removes it runs; SIGINT already raises
+    ``KeyboardInterrupt``). The copies together hold at most ``limit`` bytes.
+    """
+
+    def __init__(self, limit: int = SPOOL_MAX_BYTES) -> None:
+        self._limit, self._used = limit, 0
+        self._dir: str | None = None
+        self._previous: Any = None
+
+    def __enter__(self) -> Spool:
+        import signal
+
+        def terminate(signum: int, frame: Any) -> None:
+            raise SystemExit(128 + signum)
+
+        try:
+            self._previous = signal.signal(signal.SIGTERM, terminate)
+        except ValueError:  # not the main thread: the caller handles signals
+            self._previous = None
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        import shutil
+        import signal
+
+        if self._dir is not None:
+            shutil.rmtree(self._dir, ignore_errors=True)
+            self._dir = None
+        if self._previous is not None:
+            signal.signal(signal.SIGTERM, self._previous)
+
+    def readable(self, path: str, index: int) -> str:
+        """``path`` if it is a regular uncompressed file, else a bounded copy of its lines.
+
+        Raises:
+            InputError: it cannot be opened; CorpusReadError: it cannot be read or
+                decompressed, or the copies would pass the limit.
+        """
+        import stat
+        import tempfile
+
+        suffix = os.path.splitext(path)[1].lower()
+        if path != "-" and suffix not in _COMPRESSED:
             try:
-                with module.open(path, "rb") as source, open(copy, "wb") as target:
-                    shutil.copyfileobj(source, target)
-            except FileNotFoundError:
-                return path
-            except (OSError, EOFError, ValueError) as exc:
-                if isinstance(exc, OSError) and exc.filename == copy:
-                    raise
-                raise InputError(
-                    f"{path}: cannot decompress ({suffix[1:]}): the file is corrupt or "
-                    f"truncated ({type(exc).__name__}: {exc})"
-                ) from None
-            return copy
-        if stat.S_ISREG(os.stat(path).st_mode):
-            return path
-        copy = os.path.join(_spool_dir(spool), f"{index}.txt")
-        with open(path, "rb") as source, open(copy, "wb") as target:
-            shutil.copyfileobj(source, target)
-    except OSError:
-        return path  # scan_file reports it, naming the file
-    return copy
-
-
-def lowered(source: str, spool: list[str], index: int) -> str:
-    """A lowercased copy (``str.lower`` of each line, as sacreBLEU's ``-lc``) of a checked file."""
-    import os
-
-    copy = os.path.join(_spool_dir(spool), f"{index}.lc.txt")
-    lines = read_lines(source).lines
-    with open(copy, "w", encoding="utf-8", newline="\n") as handle:
-        handle.write("".join(line.lower() + "\n" for line in lines))
-    return copy
+                if stat.S_ISREG(os.stat(path).st_mode):
+                    return path
+            except OSError as exc:
+                raise InputError(f"{path}: cannot read: {exc.strerror or exc}") from None
+        if self._dir is None:
+            self._dir = tempfile.mkdtemp(prefix="bleu-compat-")
+        copy = os.path.join(self._dir, f"{index}.txt")
+        stream, closing = open_input(path)
+        try:
+            with open(copy, "wb") as target:
+                while True:
+                    block = stream.take(4096)
+                    if not block:
+                        break
+                    self._used += len(block)
+                    if self._used > self._limit:
+                        raise CorpusReadError(
+                            f"{path}: --compare reads its inputs several times, so standard "
+                            "input, pipes and compressed files are copied first, at most "
+                            f"{self._limit / 2**30:g} GiB together; give larger inputs as "
+                            "regular uncompressed files")
+                    target.write(block)
+        finally:
+            if closing is not None:
+                closing.close()
+        return copy
