@@ -274,12 +274,15 @@ def _warn(args: argparse.Namespace, message: str) -> None:
 
 
 def _read_and_count(args: argparse.Namespace, plan: _Plan, paths: list[str],
-                    segments: Any) -> tuple[list[SufficientStats], int, list[str]]:
+                    segments: Any, copies: list[Any] | None = None,
+                    ) -> tuple[list[SufficientStats], int, list[str]]:
     """One pass over the references and every system together: each system's statistics.
 
     ``paths``: what to open for ``plan.ref_paths + plan.system_paths`` (the same, or
     their spooled copies); names in messages are the paths as given. ``segments``:
-    a :class:`SegmentWriter` or None. Returns (statistics per system, segments, warnings).
+    a :class:`SegmentWriter` or None. ``copies``: per input, a
+    :class:`~bleu_compat.cli.score.inputs.SpoolCopy` that receives its blocks as read
+    (for --compare), or None. Returns (statistics per system, segments, warnings).
 
     Raises:
         CorpusReadError, InputError: an input cannot be read (named), or the line counts differ.
@@ -305,6 +308,9 @@ def _read_and_count(args: argparse.Namespace, plan: _Plan, paths: list[str],
         with progress_on_stderr() as progress:
             progress("scoring " + ", ".join(plan.system_paths))
             for n_lines, chunks in aligned_blocks(streams, lambda: block["lines"], checkers):
+                for copy, chunk in zip(copies or (), chunks):
+                    if copy is not None:
+                        copy.write(chunk)
                 if args.lowercase:
                     chunks = [lowercase_block(c) for c in chunks]
                 refs = chunks[:n_refs]
@@ -348,7 +354,11 @@ def _open_segments(path: str) -> Any:
 def _run(args: argparse.Namespace, plan: _Plan, spool: Spool) -> int:
     compare = plan.configs is not None
     given = [*plan.ref_paths, *plan.system_paths]
-    paths = [spool.readable(p, k) for k, p in enumerate(given)] if compare else given
+    copies: list[Any] = [None] * len(given)
+    if compare:  # what cannot be read again is copied during the one pass (bounded)
+        copies = [None if spool.readable_as_is(p) else spool.copy(p, k)
+                  for k, p in enumerate(given)]
+    paths = [p if c is None else c.path for p, c in zip(given, copies)]
     for message in plan.warnings:
         _warn(args, message)
     # with --compare the segments are written after the comparison (they carry its causes)
@@ -357,7 +367,12 @@ def _run(args: argparse.Namespace, plan: _Plan, spool: Spool) -> int:
         writer = None if handle is None else SegmentWriter(
             handle, args.max_order, plan.tokenize, plan.smooth, plan.smooth_value)
         try:
-            stats, n_segments, warnings = _read_and_count(args, plan, paths, writer)
+            try:
+                stats, n_segments, warnings = _read_and_count(args, plan, given, writer, copies)
+            finally:
+                for copy in copies:
+                    if copy is not None:
+                        copy.close()
         except OSError as exc:
             if handle is not None and exc.filename is None:
                 raise CorpusReadError(

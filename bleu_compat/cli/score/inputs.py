@@ -18,7 +18,8 @@ from typing import Any
 
 from bleu_compat.corpus_io import CorpusReadError, LineStream
 
-__all__ = ["TUNE_MALLOC_BYTES", "SPOOL_MAX_BYTES", "InputError", "Spool", "keep_freed_memory",
+__all__ = ["TUNE_MALLOC_BYTES", "SPOOL_MAX_BYTES", "InputError", "Spool", "SpoolCopy",
+           "keep_freed_memory",
            "lowercase_block", "open_input", "size_of"]
 
 
@@ -60,7 +61,7 @@ def size_of(path: str) -> int:
 _COMPRESSED = {".gz": "gzip", ".xz": "lzma", ".bz2": "bz2"}
 
 #: The most ``--compare`` copies of inputs that cannot be read twice (all of them together).
-SPOOL_MAX_BYTES = 4 << 30
+SPOOL_MAX_BYTES = 1 << 30
 
 
 class InputError(Exception):
@@ -129,8 +130,9 @@ def lowercase_block(chunk: bytes) -> bytes:
 class Spool:
     """Copies of the inputs that cannot be read twice, for ``--compare``; removed on every exit.
 
-    Use as a context manager: :meth:`readable` gives a path that can be read
-    again and again. While the spool exists SIGTERM raises ``SystemExit(143)``
+    Use as a context manager: :meth:`copy` makes a copy that the one reading
+    pass writes as it goes (so line counts and line lengths are checked before
+    much is copied), to be read again and again after it. While the spool exists SIGTERM raises ``SystemExit(143)``
     (so the ``finally`` that removes it runs; SIGINT already raises
     ``KeyboardInterrupt``). The copies together hold at most ``limit`` bytes.
     """
@@ -162,42 +164,50 @@ class Spool:
         if self._previous is not None:
             signal.signal(signal.SIGTERM, self._previous)
 
-    def readable(self, path: str, index: int) -> str:
-        """``path`` if it is a regular uncompressed file, else a bounded copy of its lines.
+    @staticmethod
+    def readable_as_is(path: str) -> bool:
+        """Whether ``path`` can be read again as it is (a regular uncompressed file).
 
         Raises:
-            InputError: it cannot be opened; CorpusReadError: it cannot be read or
-                decompressed, or the copies would pass the limit.
+            InputError: it cannot be opened.
         """
         import stat
+
+        if path == "-" or os.path.splitext(path)[1].lower() in _COMPRESSED:
+            return False
+        try:
+            return stat.S_ISREG(os.stat(path).st_mode)
+        except OSError as exc:
+            raise InputError(f"{path}: cannot read: {exc.strerror or exc}") from None
+
+    def copy(self, name: str, index: int) -> "SpoolCopy":
+        """A new copy of input ``name``, to be written block by block as it is read."""
         import tempfile
 
-        suffix = os.path.splitext(path)[1].lower()
-        if path != "-" and suffix not in _COMPRESSED:
-            try:
-                if stat.S_ISREG(os.stat(path).st_mode):
-                    return path
-            except OSError as exc:
-                raise InputError(f"{path}: cannot read: {exc.strerror or exc}") from None
         if self._dir is None:
             self._dir = tempfile.mkdtemp(prefix="bleu-compat-")
-        copy = os.path.join(self._dir, f"{index}.txt")
-        stream, closing = open_input(path)
-        try:
-            with open(copy, "wb") as target:
-                while True:
-                    block = stream.take(4096)
-                    if not block:
-                        break
-                    self._used += len(block)
-                    if self._used > self._limit:
-                        raise CorpusReadError(
-                            f"{path}: --compare reads its inputs several times, so standard "
-                            "input, pipes and compressed files are copied first, at most "
-                            f"{self._limit / 2**30:g} GiB together; give larger inputs as "
-                            "regular uncompressed files")
-                    target.write(block)
-        finally:
-            if closing is not None:
-                closing.close()
-        return copy
+        return SpoolCopy(self, name, os.path.join(self._dir, f"{index}.txt"))
+
+    def _account(self, name: str, size: int) -> None:
+        self._used += size
+        if self._used > self._limit:
+            raise CorpusReadError(
+                f"{name}: --compare reads its inputs several times, so standard input, pipes "
+                f"and compressed files are copied first, at most {self._limit / 2**30:g} GiB "
+                "together; give larger inputs as regular uncompressed files")
+
+
+class SpoolCopy:
+    """One input's copy in a :class:`Spool`: :meth:`write` each block as it is read."""
+
+    def __init__(self, spool: Spool, name: str, path: str) -> None:
+        self._spool, self._name, self.path = spool, name, path
+        self._handle = open(path, "wb")
+
+    def write(self, block: bytes) -> None:
+        """Append one block (raises CorpusReadError past the spool's limit)."""
+        self._spool._account(self._name, len(block))
+        self._handle.write(block)
+
+    def close(self) -> None:
+        self._handle.close()
