@@ -1,6 +1,6 @@
 """Reading corpus files: one segment per line, UTF-8.
 
-Rules (README "Reading rules"): the bytes must be UTF-8 (an invalid byte is
+Rules (docs/score.md "Reading rules"): the bytes must be UTF-8 (an invalid byte is
 an error naming the file and line); lines end at ``\\n`` only (``\\r`` before
 it is dropped, so CRLF files give the same tokens as LF files); a missing
 final newline changes nothing; an empty line is an empty segment, never
@@ -35,7 +35,7 @@ __all__ = [
     "MAX_LINE_BYTES",
 ]
 
-#: The reading rules in one paragraph, for ``--help`` and the README.
+#: The reading rules in one paragraph, for ``--help`` and docs/score.md.
 READING_RULES = (
     "Files are UTF-8, one segment per line; a line ends at LF only (a CR before "
     "the LF is dropped, so CRLF files give exactly the same tokens as LF files, "

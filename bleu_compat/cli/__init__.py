@@ -108,7 +108,7 @@ def _single_thread_blas() -> None:
     integers), but OpenBLAS starts its thread pool when numpy is imported:
     measured on the project's 2-core machine, ``import numpy`` takes 0.125 s
     of CPU by default and 0.071 s with ``OPENBLAS_NUM_THREADS=1`` (paired
-    whole-process runs; README "What users run"). The variable must be set
+    whole-process runs; docs/performance.md "What users run"). The variable must be set
     before numpy is first imported, so this runs first in :func:`main`; a
     value already in the environment is kept, and numpy imported earlier
     (``main`` called from a program that uses it) is left as it is.

@@ -229,7 +229,8 @@ def build(subparsers: Any) -> argparse.ArgumentParser:
     p.add_argument(
         "--html", metavar="FILE",
         help="with --compare: also write the comparison as one self-contained HTML page "
-        "(charts drawn offline; needs matplotlib: pip install 'bleu-compat[html]')",
+        "(charts drawn offline; needs matplotlib: the html extra, pip install '.[html]' in "
+        "bleu-compat's directory)",
     )
     p.add_argument(
         "--segments", metavar="FILE.jsonl",
@@ -247,6 +248,7 @@ def build(subparsers: Any) -> argparse.ArgumentParser:
         "--cluster", metavar="ADDRESS", default=None,
         help="HYP and REF are globs of aligned shards, one Dask task per shard, statistics "
         "summed: local[:N] (a LocalCluster of N worker processes) or a scheduler address "
-        "(tcp://HOST:8786); needs pip install 'bleu-compat[dask]'",
+        "(tcp://HOST:8786); needs Dask: the dask extra, pip install '.[dask]' in bleu-compat's "
+        "directory",
     )
     return p

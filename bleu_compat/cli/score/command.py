@@ -1,6 +1,6 @@
 """The ``score`` command: check the request, read the inputs in one pass, score, compare, print.
 
-The two forms (README, docs/score.md):
+The two forms (docs/score.md):
 
 * sacreBLEU's, ``score REF [REF ...] -i SYS [SYS ...]`` (or the system on
   standard input: ``score REF < SYS``): sacreBLEU's defaults and, in its
