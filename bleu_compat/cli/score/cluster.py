@@ -19,7 +19,7 @@ from bleu_compat.bleu import bleu_from_stats
 from bleu_compat.cli.score.arguments import PROG, fail
 from bleu_compat.cli.score.json_output import result_json
 from bleu_compat.cli.score.settings import MAX_ORDER, signature
-from bleu_compat.cli.score.text_output import summary_line_at
+from bleu_compat.cli.score.text_output import roles_line, summary_line_at
 from bleu_compat.errors import BleuCompatError
 from bleu_compat.jsonio import dumps_js
 
@@ -69,10 +69,13 @@ def cmd_score_cluster(args: argparse.Namespace) -> int:
     sig = "signature: " + signature(len(args.files) - 1, lowercase=False, tokenize=tokenize,
                                     smooth=args.smooth_method or "none", smooth_value=args.smooth_value,
                                     max_order=args.max_order)
+    roles = roles_line(args.files[0], args.files[1:])
     if fmt == "json":  # the card's output object on stdout, the signature beside it (SPEC.md §8)
         print(dumps_js(result_json(result), indent=2))
         print(sig, file=sys.stderr)
+        print(roles, file=sys.stderr)
     else:
         print(summary_line_at(result, decimals))
+        print(roles)
         print(sig)
     return 0

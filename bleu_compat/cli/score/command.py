@@ -54,7 +54,13 @@ from bleu_compat.cli.score.sacrebleu_form import (
 )
 from bleu_compat.cli.score.segments import SegmentWriter, line_causes
 from bleu_compat.cli.score.settings import SMOOTH_CARD, signature
-from bleu_compat.cli.score.text_output import aligned, rounded_row, summary_line_at, table_header
+from bleu_compat.cli.score.text_output import (
+    aligned,
+    roles_line,
+    rounded_row,
+    summary_line_at,
+    table_header,
+)
 from bleu_compat.corpus_io import CorpusReadError, LineChecker, aligned_blocks, read_lines
 from bleu_compat.errors import BleuCompatError
 from bleu_compat.jsonio import dumps_js
@@ -413,9 +419,7 @@ def _run(args: argparse.Namespace, plan: _Plan, spool: Spool) -> int:
     results = [_smoothed(bleu_from_stats(s), plan) for s in stats]
     sig = signature(len(plan.ref_paths), lowercase=args.lowercase, tokenize=plan.tokenize,
                     smooth=plan.smooth, smooth_value=plan.smooth_value, max_order=args.max_order)
-    roles = (None if plan.sacre else
-             f"hypothesis: {plan.system_paths[0]}; reference{'s' if len(plan.ref_paths) > 1 else ''}: "
-             f"{', '.join(plan.ref_paths)} (bleu-compat's HYP REF order; sacreBLEU's is REF -i HYP)")
+    roles = None if plan.sacre else roles_line(plan.system_paths[0], plan.ref_paths)
 
     comparisons: list[Any] = []
     decompositions: list[Any] = []
