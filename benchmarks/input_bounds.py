@@ -41,7 +41,7 @@ def _du(path: str) -> int:
     return total
 
 
-def _measure(label: str, command: str, timeout: float, pythonpath: str | None) -> str:
+def _measure(label: str, command: str, timeout: float, pythonpath: str | None, cwd: Path) -> str:
     spool = tempfile.mkdtemp(prefix="input-bounds-")
     env = dict(os.environ, TMPDIR=spool)
     if pythonpath:
@@ -51,7 +51,8 @@ def _measure(label: str, command: str, timeout: float, pythonpath: str | None) -
     start = time.monotonic()
     proc = subprocess.Popen(["bash", "-c", f"exec 3>&{write}; {wrapped}"], env=env,
                             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
-                            pass_fds=(write,), start_new_session=True)
+                            pass_fds=(write,), start_new_session=True,
+                            cwd=cwd)  # not this checkout: `-m` would import it before PYTHONPATH
     os.close(write)
     peak, killed = 0, False
     while proc.poll() is None:
@@ -114,7 +115,7 @@ def main() -> None:
         print("| input | exit | wall | peak TMPDIR | left in TMPDIR | peak RSS | message |")
         print("|---|---|---:|---:|---:|---:|---|")
         for label, command in rows:
-            print(_measure(label, command, args.timeout, args.pythonpath), flush=True)
+            print(_measure(label, command, args.timeout, args.pythonpath, work), flush=True)
     finally:
         shutil.rmtree(work, ignore_errors=True)
 
