@@ -230,7 +230,7 @@ class TestSegments:
         objs = [json.loads(line) for line in out_path.read_text("utf-8").splitlines()]
         assert code == 0 and len(objs) == 100
         assert list(objs[0]) == ["system", "segment", "line", "matches", "totals", "hyp_len",
-                                 "ref_len", "card_bleu", "card_smoothing", "sentence_bleu",
+                                 "ref_len", "card_bleu", "card_smoothing", "sacrebleu_sentence_BLEU",
                                  "hyp_tokens", "ref_tokens"]
         assert [o["segment"] for o in objs] == list(range(100))
         assert [o["line"] for o in objs] == list(range(1, 101))

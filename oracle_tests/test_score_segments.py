@@ -84,7 +84,7 @@ class TestSegmentBleu:
         assert len({o["card_bleu"] for o in objs}) > 100
 
     def test_sentence_bleu_is_sacrebleus_sentence_bleu(self, capsys, tmp_path):
-        """sentence_bleu is what the real sacrebleu.sentence_bleu(hyp, [ref]) returns with its
+        """sacrebleu_sentence_BLEU is what the real sacrebleu.sentence_bleu(hyp, [ref]) returns with its
         defaults (exp smoothing, effective order, 13a), bit for bit, on every WMT17 segment;
         it differs from card_bleu where the card's unsmoothed segment BLEU is 0 (issue 23:
         line 398 is 0 against 34.67)."""
@@ -95,9 +95,9 @@ class TestSegmentBleu:
         objs = _jsonl(path)
         assert code == 0 and len(objs) == 3004
         for obj, h, r in zip(objs, _lines(SYS), _lines(REF)):
-            assert obj["sentence_bleu"] == sentence_bleu(h, [r]).score, obj["line"]
+            assert obj["sacrebleu_sentence_BLEU"] == sentence_bleu(h, [r]).score, obj["line"]
         line_398 = objs[397]
-        assert line_398["card_bleu"] == 0 and f"{line_398['sentence_bleu']:.2f}" == "34.67"
+        assert line_398["card_bleu"] == 0 and f"{line_398['sacrebleu_sentence_BLEU']:.2f}" == "34.67"
 
     def test_statistics_and_tokens_are_the_truths(self, capsys, tmp_path):
         """Tokens are sacreBLEU's 13a tokens of each line; the statistics the truth counts on them."""

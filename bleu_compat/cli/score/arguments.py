@@ -236,11 +236,13 @@ def build(subparsers: Any) -> argparse.ArgumentParser:
         "--segments", metavar="FILE.jsonl",
         help=(
             "write one JSON object per segment and system (JSON Lines): system, segment "
-            "(0-based), line (1-based), matches, totals, hyp_len, ref_len (closest), bleu "
-            "(0-1: the bleu-smoothing-compute card on the segment's statistics with this "
-            "run's -s smoothing, named in smoothing), BLEU (0-100, the same), hyp_tokens and "
-            "ref_tokens (as tokenized), and with --compare causes: per pair, the causes of "
-            "the decomposition the segment is behind"
+            "(0-based), line (1-based), matches, totals, hyp_len, ref_len (closest), "
+            "card_bleu (0-1: the bleu-smoothing-compute card on the segment's statistics with "
+            "this run's -s smoothing, named in card_smoothing), sacrebleu_sentence_BLEU "
+            "(0-100: sacrebleu.sentence_bleu with its defaults, exp and effective order, on "
+            "the same tokens), hyp_tokens and ref_tokens (as tokenized), and with --compare "
+            "causes: per pair, each cause whose lines the text lists for this line, with the "
+            "text's note"
         ),
     )
     # issue 16: sharded corpora on Dask (bleu_compat.cli.score.cluster)

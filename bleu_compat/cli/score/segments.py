@@ -2,7 +2,8 @@
 
 Each line names what its numbers are (:class:`SegmentWriter`): the card's
 segment BLEU (``card_bleu``, 0–1, with this run's smoothing) and sacreBLEU's
-``sentence_bleu`` with its defaults (``sentence_bleu``, 0–100: smoothing
+``sentence_bleu`` with its defaults (``sacrebleu_sentence_BLEU``, 0–100, ``BLEU`` in capitals as
+SPEC.md §8 labels that scale: smoothing
 ``exp``, effective order) on the same tokens, both from the segment's
 sufficient statistics. With ``--compare``, ``causes`` marks the lines behind
 each cause exactly as the text prints them (:func:`line_causes`: the lines
@@ -93,7 +94,7 @@ class SegmentWriter:
       (:func:`bleu_compat.bleu.smoothed_bleu`) on those statistics with this
       run's smoothing, named by ``card_smoothing`` (the card's method; with
       ``method1`` its ``card_epsilon``);
-    * ``sentence_bleu`` (0–100): what ``sacrebleu.sentence_bleu(hyp, refs,
+    * ``sacrebleu_sentence_BLEU`` (0–100): what ``sacrebleu.sentence_bleu(hyp, refs,
       tokenize=..., lowercase=...)`` returns with its defaults (smoothing
       ``exp``, effective order) on the same tokens, computed in sacreBLEU's
       arithmetic (:func:`bleu_compat.cli.score.sacrebleu_form.sacrebleu_bleu`;
@@ -154,7 +155,7 @@ class SegmentWriter:
                 f'"totals":[{",".join(map(str, totals))}],'
                 f'"hyp_len":{hyp_len},"ref_len":{ref_len},'
                 f'"card_bleu":{js_number_str(bleu)},{self._smoothing},'
-                f'"sentence_bleu":{js_number_str(sentence)},'
+                f'"sacrebleu_sentence_BLEU":{js_number_str(sentence)},'
                 f'"hyp_tokens":{hyp_json[k]},'
                 f'"ref_tokens":[{",".join([t[k] for t in ref_json])}]'
             )
