@@ -205,3 +205,40 @@ class TestStandardOutput:
         assert done.returncode == 2
         assert done.stderr == ("bleu-compat score: cannot write to standard output: No space "
                                "left on device\n")
+
+
+class TestSegmentsFile:
+    def test_no_segments_file_is_left_when_the_input_fails_half_way(self, capsys, tmp_path) -> None:
+        """A line-count mismatch found after blocks were written: the partial file is removed
+        (it would look complete: valid JSON lines)."""
+        ref = tmp_path / "ref.txt"
+        sys_ = tmp_path / "sys.txt"
+        ref.write_text("a b c d\n" * 3000, encoding="utf-8")
+        sys_.write_text("a b c d\n" * 3001, encoding="utf-8")
+        segments = tmp_path / "s.jsonl"
+        code, _, err = _run(capsys, str(ref), "-i", str(sys_), "--segments", str(segments))
+        assert code == 2 and "goes on at line 3001" in err
+        assert not segments.exists()
+
+    def test_a_device_given_as_segments_is_never_removed(self, capsys, tmp_path) -> None:
+        """--segments /dev/null with an input that fails: /dev/null stays (only a regular file
+        of ours is removed)."""
+        ref = tmp_path / "ref.txt"
+        ref.write_text("a\nb\n", encoding="utf-8")
+        sys_ = tmp_path / "sys.txt"
+        sys_.write_text("a\nb\nc\n", encoding="utf-8")
+        code, _, _ = _run(capsys, str(ref), "-i", str(sys_), "--segments", os.devnull)
+        assert code == 2 and os.path.exists(os.devnull)
+        import stat
+
+        assert stat.S_ISCHR(os.stat(os.devnull).st_mode)
+
+    def test_a_full_disk_for_segments_is_one_line(self, capsys, tmp_path) -> None:
+        if not os.path.exists("/dev/full"):
+            pytest.skip("no /dev/full")
+        ref = tmp_path / "ref.txt"
+        ref.write_text("a b c\n" * 5000, encoding="utf-8")
+        code, _, err = _run(capsys, str(ref), "-i", str(ref), "--segments", "/dev/full")
+        assert code == 2
+        assert err == "bleu-compat score: --segments /dev/full: cannot write: No space left on device\n"
+        assert os.path.exists("/dev/full")

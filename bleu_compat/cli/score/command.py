@@ -16,11 +16,12 @@ card's numbers in either form, with the card's signature.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import math
 import os
 import sys
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Iterator
 
 from bleu_compat.bleu import BleuResult, bleu_from_stats
 from bleu_compat.cli.score.arguments import (
@@ -350,11 +351,39 @@ def _read_and_count(args: argparse.Namespace, plan: _Plan, paths: list[str],
     return stats, first, warnings
 
 
-def _open_segments(path: str) -> Any:
+@contextlib.contextmanager
+def _segments_file(path: str | None) -> Iterator[Any]:
+    """The ``--segments`` file open for writing (None: no file); removed again if the run fails.
+
+    Never a file that looks complete but is not: any exception (an input error found
+    half-way, a signal) removes what was written; a write error is reported naming the file.
+
+    Raises:
+        CorpusReadError: the file cannot be opened or written (its message names it).
+    """
+    if path is None:
+        yield None
+        return
     try:
-        return open(path, "w", encoding="utf-8", newline="\n")
+        handle = open(path, "w", encoding="utf-8", newline="\n")
     except OSError as exc:
-        raise _Refusal(f"--segments {path}: cannot write: {exc.strerror or exc}") from None
+        raise CorpusReadError(f"--segments {path}: cannot write: {exc.strerror or exc}") from None
+    import stat
+
+    # only a regular file is removed on failure (never /dev/null or a pipe given as the path)
+    regular = stat.S_ISREG(os.fstat(handle.fileno()).st_mode)
+    try:
+        yield handle
+        handle.close()
+    except BaseException as exc:
+        with contextlib.suppress(OSError):
+            handle.close()
+        if regular:
+            with contextlib.suppress(OSError):
+                os.remove(path)
+        if isinstance(exc, OSError):
+            raise CorpusReadError(f"--segments {path}: cannot write: {exc.strerror or exc}") from None
+        raise
 
 
 def _run(args: argparse.Namespace, plan: _Plan, spool: Spool) -> int:
@@ -368,35 +397,15 @@ def _run(args: argparse.Namespace, plan: _Plan, spool: Spool) -> int:
     for message in plan.warnings:
         _warn(args, message)
     # with --compare the segments are written after the comparison (they carry its causes)
-    handle = _open_segments(args.segments) if args.segments and not compare else None
-    try:
+    with _segments_file(None if compare else args.segments) as handle:
         writer = None if handle is None else SegmentWriter(
             handle, args.max_order, plan.tokenize, plan.smooth, plan.smooth_value)
         try:
-            try:
-                stats, n_segments, warnings = _read_and_count(args, plan, given, writer, copies)
-            finally:
-                for copy in copies:
-                    if copy is not None:
-                        copy.close()
-        except OSError as exc:
-            if handle is not None and exc.filename is None:
-                raise CorpusReadError(
-                    f"--segments {args.segments}: cannot write: {exc.strerror or exc}") from None
-            raise
-    except BaseException:
-        if handle is not None:  # never a file that looks complete but is not
-            handle.close()
-            try:
-                os.remove(args.segments)
-            except OSError:
-                pass
-        raise
-    if handle is not None:
-        try:
-            handle.close()
-        except OSError as exc:
-            return fail(f"--segments {args.segments}: cannot write: {exc.strerror or exc}")
+            stats, n_segments, warnings = _read_and_count(args, plan, given, writer, copies)
+        finally:
+            for copy in copies:
+                if copy is not None:
+                    copy.close()
     for warning in warnings:
         _warn(args, warning)
     names = list(plan.system_paths)
@@ -527,8 +536,7 @@ def _compare(args: argparse.Namespace, plan: _Plan, paths: list[str], comparison
     except (BleuCompatError, ImportError) as exc:
         return fail(f"--compare: {exc}")
     if args.segments:
-        handle = _open_segments(args.segments)
-        try:
+        with _segments_file(args.segments) as handle:
             writer = SegmentWriter(handle, args.max_order, plan.tokenize, plan.smooth,
                                    plan.smooth_value)
             for k, (name, dec) in enumerate(zip(plan.system_paths, decompositions)):
@@ -537,14 +545,6 @@ def _compare(args: argparse.Namespace, plan: _Plan, paths: list[str], comparison
                             plan.smooth_value, plan.width, plan.fmt, None)
                 _read_and_count(args, one, [*ref_sources, sys_sources[k]],
                                 _WithCauses(writer, line_causes(dec)))
-        except BaseException:
-            handle.close()
-            try:
-                os.remove(args.segments)
-            except OSError:
-                pass
-            raise
-        handle.close()
     return 0
 
 
