@@ -109,7 +109,7 @@ def build(subparsers: Any) -> argparse.ArgumentParser:
             "(release " + SACREBLEU_RELEASE + "): its defaults (tokenizer 13a, smoothing exp, "
             "width 1, JSON), its option names, and the same bytes on standard output as the "
             "`sacrebleu` command, the signature naming bleu-compat beside the sacreBLEU release "
-            "it reproduces; `score REF [REF ...]` reads the system from standard input, as "
+            "it reproduces; `score REF` (one file, no -i) reads the system from standard input, as "
             "sacreBLEU does. `score HYP REF [REF ...]` (two files or more, no -i: the "
             "hypothesis FIRST, unlike multi-bleu.perl's `REF < HYP`) is bleu-compat's form: "
             "the card's defaults (tokens split on whitespace, no smoothing, 2 decimals) and "
