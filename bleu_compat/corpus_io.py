@@ -367,6 +367,9 @@ class LineStream:
     def __init__(self, name: str, handle: Any, *, max_line_bytes: int = MAX_LINE_BYTES,
                  chunk_bytes: int = READ_CHUNK_BYTES) -> None:
         self.name, self._handle = name, handle
+        # read1: what is there, up to a chunk (a pipe's lines arrive as they are written,
+        # instead of waiting for a whole chunk); read where the object has no read1
+        self._read = getattr(handle, "read1", None) or handle.read
         self._max, self._chunk = max_line_bytes, chunk_bytes
         self._lines: list[bytes] = []
         self._pos = 0
@@ -385,7 +388,7 @@ class LineStream:
 
     def _fill(self) -> None:
         try:
-            data = self._handle.read(self._chunk)
+            data = self._read(self._chunk)
         except OSError as exc:
             raise CorpusReadError(f"{self.name}: cannot read: {exc.strerror or exc}") from None
         if not data:

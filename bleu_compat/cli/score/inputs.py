@@ -75,10 +75,11 @@ class _Decompressing:
         self._path, self._handle, self._kind = path, handle, kind
 
     def read(self, size: int) -> bytes:
+        """Up to ``size`` decompressed bytes (``b""`` at the end)."""
         import lzma
 
         try:
-            return self._handle.read(size)  # type: ignore[no-any-return]
+            return self._handle.read1(size)  # type: ignore[no-any-return]
         except (OSError, EOFError, ValueError, lzma.LZMAError) as exc:
             raise CorpusReadError(
                 f"{self._path}: cannot decompress ({self._kind}): the file is corrupt or "
