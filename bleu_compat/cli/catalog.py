@@ -196,8 +196,10 @@ def render_json() -> dict[str, Any]:
             "library_prints": e.library_prints, "tags": list(e.tags),
             "command": f"bleu-compat run {e.tool_id} <<'EOF'\n{dumps_js(e.reproducer)}\nEOF",
         })
+    from bleu_compat.libraries.registry import libraries
+
     return {"format": JSON_FORMAT,
-            "versions": {"sacrebleu": _version("sacrebleu"), "nltk": _version("nltk")},
+            "versions": {lib.name: _version(lib.distribution) for lib in libraries()},
             "entries": entries}
 
 

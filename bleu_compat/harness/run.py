@@ -118,16 +118,17 @@ def _number_or_none(x: Any) -> Any:
 def own_value(impl: str, raw: dict[str, Any] | None) -> dict[str, Any] | None:
     """A library's own number for BLEU, on its own scale, as the library returns it.
 
-    sacreBLEU: ``BLEUScore.score`` (0–100); NLTK: ``corpus_bleu``'s float (0–1).
+    Where the implementation's declaration says it is (its ``native`` keys and
+    scale, e.g. sacreBLEU's ``BLEUScore.score`` on 0–100).
     ``{"value", "scale", "text"}`` with ``text`` the Python repr a user sees.
     """
-    if not raw:
+    from bleu_compat.libraries.registry import of_implementation
+
+    lib = of_implementation(impl)
+    value = lib.native.of(raw) if lib is not None else None
+    if value is None:
         return None
-    if impl.startswith("sacrebleu/") and isinstance(raw.get("score"), (int, float)):
-        return {"value": raw["score"], "scale": "0-100", "text": repr(raw["score"])}
-    if impl.startswith("nltk/") and isinstance(raw.get("corpus_bleu"), (int, float)):
-        return {"value": raw["corpus_bleu"], "scale": "0-1", "text": repr(raw["corpus_bleu"])}
-    return None
+    return {"value": value, "scale": lib.native.scale, "text": repr(value)}
 
 
 def _ours_unlimited(tool_id: str, request: dict[str, Any]) -> dict[str, Any]:
@@ -284,11 +285,11 @@ def _run_invalid_chunk(seed: int, tool_id: str, start: int, count: int) -> Tally
 
 
 def _run_real(real: RealSet, implementations: tuple[str, ...], root: str | None) -> Tally:
-    import logging
+    from bleu_compat.libraries.registry import quiet_loggers
 
-    # run_report quiets sacreBLEU's detokenization warning in its own process; a Dask
-    # worker is a process of its own (not a fork), so the unit quiets it where it runs
-    logging.getLogger("sacrebleu").setLevel(logging.ERROR)
+    # run_report quiets the libraries' advice about tokenized input in its own process; a
+    # Dask worker is a process of its own (not a fork), so the unit quiets it where it runs
+    quiet_loggers()
     request = load_real_set(real, Path(root) if root else None)
     result = evaluate("bleu-corpus-compute", f"real:{real.name}", request,
                       implementations=implementations, ours=_ours_unlimited, keep_outputs=True)

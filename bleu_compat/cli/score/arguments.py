@@ -17,8 +17,8 @@ from bleu_compat.cli.usage import whole_number
 from bleu_compat.corpus_io import READING_RULES
 from bleu_compat.tokenizers import TOKENIZERS
 
-__all__ = ["CONFIG_SYNTAX", "FORMATS", "SACREBLEU_FORMATS", "MAX_WIDTH", "UNSUPPORTED", "PROG",
-           "build", "fail"]
+__all__ = ["FORMATS", "SACREBLEU_FORMATS", "MAX_WIDTH", "UNSUPPORTED", "PROG", "build", "fail",
+           "config_syntax"]
 
 PROG = "bleu-compat score"
 
@@ -29,12 +29,53 @@ def fail(message: str) -> int:
     return 2
 
 
-CONFIG_SYNTAX = (
-    "CONFIG is a built-in name (sacrebleu, sacrebleu-sentence-avg, nltk, nltk-method1, "
-    "nltk-method2, nltk-method3, multi-bleu, card) or BASE:key=value,... with keys tok=none|13a|intl|zh|char|split, "
-    "lc=yes|no, smooth=<the library's method name>, value=<float>, eff=yes|no, order=N; "
-    "e.g. 'nltk:tok=13a,smooth=method1'"
-)
+#: --compare's help until it is shown (the configurations come from the registry, which
+#: a scoring run without --help need not load): the parser's format_help fills it in
+_COMPARE_HELP = "run the real implementations as their users run them (see bleu-compat score --help)"
+
+
+def config_syntax() -> str:
+    """The short form of :data:`bleu_compat.decompose.CONFIG_SYNTAX` for --compare's help (the
+    built-in names from the registry; reading them imports no library)."""
+    from bleu_compat.decompose import BUILTIN
+    from bleu_compat.libraries.registry import SYNTAX_EXAMPLES
+
+    example = next((e for e in SYNTAX_EXAMPLES if e.partition(":")[0] in BUILTIN), None)
+    return (f"CONFIG is a built-in name ({', '.join(BUILTIN)}) or BASE:key=value,... with keys "
+            "tok=none|13a|intl|zh|char|split, lc=yes|no, smooth=<the library's method name>, "
+            "value=<float>, eff=yes|no, order=N" + (f"; e.g. '{example}'" if example else ""))
+
+
+def _compare_help() -> str:
+    from bleu_compat.decompose import BUILTIN, DEFAULT_COMPARE
+
+    defaults = "; ".join(f"{name} = {BUILTIN[name].signature()}" for name in DEFAULT_COMPARE
+                         if name != "card")
+    return (
+        "run the real implementations as their users run them, in each configuration named "
+        f"(default: {' '.join(DEFAULT_COMPARE)}; {defaults}; card = bleu-compat with this "
+        "command's tokenization), and decompose the gap between every pair into named causes "
+        "(tokenization, case, smoothing, effective order, and one per change an implementation "
+        "makes: its statistics changes, its catalog entries, its floating-point order) "
+        "evaluated with the dialect models, each step's score printed, exact Shapley values, "
+        "and the input lines behind each cause; then each library compared, and those always "
+        "compared, on the card's tokens (tokenize='none', no smoothing) with the catalog "
+        "entries explaining every difference. A number no model reproduces is UNEXPECTED "
+        "(exit 1). " + config_syntax()
+    )
+
+
+def _lazy_compare_help(parser: argparse.ArgumentParser) -> None:
+    """Fill in --compare's help only when the help is shown (it reads the registry)."""
+    original = parser.format_help
+
+    def format_help() -> str:
+        for action in parser._actions:
+            if action.help == _COMPARE_HELP:
+                action.help = _compare_help()
+        return original()
+
+    parser.format_help = format_help  # type: ignore[method-assign]
 
 
 #: -f/--format: sacreBLEU's (json, text, latex) and bleu-compat's own (line, table, markdown, csv)
@@ -103,7 +144,7 @@ def build(subparsers: Any) -> argparse.ArgumentParser:
     p = subparsers.add_parser(
         "score",
         help="corpus BLEU of one or more systems (sacreBLEU's command line; optionally beside "
-        "sacreBLEU and NLTK)",
+        "other BLEU implementations)",
         description=(
             "Two forms. `score REF [REF ...] -i SYS [SYS ...]` is sacreBLEU's command line "
             "(release " + SACREBLEU_RELEASE + "): its defaults (tokenizer 13a, smoothing exp, "
@@ -123,6 +164,7 @@ def build(subparsers: Any) -> argparse.ArgumentParser:
         ),
     )
     report_usage_errors(p)  # one line, exit 2; no abbreviations; options between positionals
+    _lazy_compare_help(p)
     p.add_argument(
         # "*", not "+": `score -t wmt17` without files gets the test-set message
         "files", metavar="FILE", nargs="*",
@@ -210,19 +252,7 @@ def build(subparsers: Any) -> argparse.ArgumentParser:
         p.add_argument(*flags, **kwargs)
     p.add_argument(
         "--compare", nargs="*", metavar="CONFIG", default=None,
-        help=(
-            "run the real libraries as their users run them, in each configuration named "
-            "(default: sacrebleu nltk card; sacrebleu = its CLI defaults 13a, exp, mixed "
-            "case; nltk = corpus_bleu on str.split() tokens, no smoothing; card = "
-            "bleu-compat with this command's tokenization), and decompose the gap between "
-            "every pair into named causes (tokenization, case, smoothing, effective order, "
-            "and one per catalog entry: NLTK-DENOMINATOR-FLOOR, NLTK-ZERO-MATCH-TINY, the "
-            "libraries' floating-point orders, ...) evaluated with the dialect models, each "
-            "step's score printed, exact Shapley values, and the input lines behind each "
-            "cause; then sacreBLEU and NLTK on the card's tokens (tokenize='none', no "
-            "smoothing) with the catalog entries explaining every difference. A number no "
-            "model reproduces is UNEXPECTED (exit 1). " + CONFIG_SYNTAX
-        ),
+        help=_COMPARE_HELP,
     )
     p.add_argument("--config", action="append", metavar="CONFIG", default=None,
                    help="one more configuration for --compare (implies --compare); syntax as --compare's")

@@ -21,7 +21,7 @@ import math
 import os
 import sys
 from dataclasses import dataclass, field
-from typing import Any, Iterator
+from typing import Any, Iterator, Sequence
 
 from bleu_compat.bleu import BleuResult, bleu_from_stats
 from bleu_compat.cli.score.arguments import (
@@ -215,8 +215,9 @@ def _plan(args: argparse.Namespace) -> _Plan:
                        "--decimals are one option)")
     configs: list[str] | None = None
     if args.compare is not None or args.config:
-        configs = list(args.compare or ("sacrebleu", "nltk", "card")) + list(args.config or ())
-        from bleu_compat.decompose import parse_config
+        from bleu_compat.decompose import DEFAULT_COMPARE, parse_config
+
+        configs = list(args.compare or DEFAULT_COMPARE) + list(args.config or ())
 
         for spec in configs:
             try:
@@ -511,22 +512,23 @@ def _compare(args: argparse.Namespace, plan: _Plan, paths: list[str], comparison
         text = read_lines(path).lines
         return [line.lower() for line in text] if args.lowercase else text
 
+    parity = parity_libraries(plan.configs or ())
     try:
         with progress_on_stderr() as progress:
-            versions.update({lib: library_version(lib) for lib in ("sacrebleu", "nltk")})
+            versions.update({lib: library_version(lib) for lib in parity})
             for src in sys_sources:
                 decompositions.append(compare_configs(
                     src, ref_sources, plan.configs or (),
                     card_tokenize=plan.tokenize, progress=progress,
                     card_lowercase=args.lowercase,
                 ))
-            progress("sacreBLEU and NLTK on the card's tokens")
+            progress(f"{_names_of(parity)} on the card's tokens")
             # the libraries take every token at once: read the files whole
             ref_tokens = [tokenize_lines(lines(src), plan.tokenize) for src in ref_sources]
             references = [list(seg) for seg in zip(*ref_tokens)]
             comparisons.extend(
                 compare_system(name, tokenize_lines(lines(src), plan.tokenize), references,
-                               max_order=args.max_order)
+                               max_order=args.max_order, libraries=parity)
                 for name, src in zip(plan.system_paths, sys_sources)
             )
     except CorpusReadError as exc:
@@ -572,3 +574,19 @@ def _smoothed(result: BleuResult, plan: _Plan) -> BleuResult:
     eps = plan.smooth_value if method == "method1" else None
     sm = smoothed_bleu(s.matches, s.totals, s.hyp_len, s.ref_len, smoothing=method, epsilon=eps)
     return dataclasses.replace(result, bleu=sm.bleu)
+
+
+def parity_libraries(configs: Sequence[str]) -> list[str]:
+    """The implementations ``--compare`` runs on the card's tokens, in registry order: those
+    declared ``in_default_compare`` and those of the configurations compared."""
+    from bleu_compat.decompose import parse_config
+    from bleu_compat.libraries.registry import libraries
+
+    wanted = {parse_config(spec).implementation for spec in configs}
+    return [lib.name for lib in libraries() if lib.in_default_compare or lib.name in wanted]
+
+
+def _names_of(names: Sequence[str]) -> str:
+    from bleu_compat.libraries.registry import display_name, join_names
+
+    return join_names([display_name(n) for n in names]) or "no library"
