@@ -311,18 +311,6 @@ def test_a_staged_file_appears_only_when_published(tmp_path: Path) -> None:
     assert sorted(p.name for p in tmp_path.iterdir()) == ["segments.jsonl"]
 
 
-def test_score_segments_of_several_systems_is_one_whole_file(tmp_path: Path) -> None:
-    (tmp_path / "h.txt").write_text("a b c\nd e\n")
-    (tmp_path / "r.txt").write_text("a b c\nd e f\n")
-    out = tmp_path / "seg.jsonl"
-    proc = _run("score", str(tmp_path / "r.txt"), "-i", str(tmp_path / "h.txt"), str(tmp_path / "h.txt"),
-                "--segments", str(out))
-    assert proc.returncode == 0, proc.stderr
-    lines = out.read_text().splitlines()
-    assert len(lines) == 4 and all(json.loads(line)["system"].endswith("h.txt") for line in lines)
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["h.txt", "r.txt", "seg.jsonl"]
-
-
 def test_an_implementation_run_on_no_case_does_not_pass() -> None:
     """Every case 'not representable' for an --impl means it was never run: crosscheck and
     gate refuse to pass such a run (exit 2, the reasons named)."""
