@@ -266,7 +266,7 @@ def versions_note(baseline: dict[str, Any], current: dict[str, Any]) -> str | No
     from bleu_compat.catalog import LIBRARY_NAMES, is_measured
 
     old, new = baseline.get("versions") or {}, current.get("versions") or {}
-    if old == new:
+    if old == new or not new:  # no library ran (users' implementations only): nothing to say
         return None
     made = ", ".join(f"{LIBRARY_NAMES.get(k, k)} {v}" for k, v in sorted(old.items()))
     now = ", ".join(f"{LIBRARY_NAMES.get(k, k)} {v}"
@@ -350,7 +350,7 @@ def cmd_gate(args: argparse.Namespace) -> int:
         return 0
     assert baseline is not None
     note = versions_note(baseline, current)
-    if note:
+    if note and args.format != "json":  # JSON carries it in "notes"
         print(f"bleu-compat gate: {note}")
     problems = gate_diff(baseline, current)
     failing = [p for p in problems if not p.startswith("(")]

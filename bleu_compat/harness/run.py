@@ -430,7 +430,13 @@ def run_crosscheck(
                 fn, args, _ = jobs[i]
                 finished(i, fn(*args))
         else:
-            with ProcessPoolExecutor(max_workers=workers) as pool:
+            # forkserver, not fork: a process that has run torch or fast-bleu holds an OpenMP
+            # thread pool, and a child forked from it deadlocks the first time it uses OpenMP
+            import multiprocessing
+
+            context = multiprocessing.get_context(
+                "forkserver" if "forkserver" in multiprocessing.get_all_start_methods() else None)
+            with ProcessPoolExecutor(max_workers=workers, mp_context=context) as pool:
                 futures = {pool.submit(jobs[i][0], *jobs[i][1]): i for i in pending}
                 for future in as_completed(futures):
                     finished(futures[future], future.result())
