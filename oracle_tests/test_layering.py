@@ -94,9 +94,15 @@ JUDGE_THIRD_PARTY = {"mpmath"}
 #: A model may evaluate its library's arithmetic with the primitives the library itself uses,
 #: which the standard library does not have: torch's float32 log/exp (not correctly rounded
 #: on this CPU), numpy's 80-bit longdouble with libm's logl. Never for counting.
-MODEL_PRIMITIVES = {"libraries/torchmetrics/model.py": {"torch"},
-                    "libraries/torcheval/model.py": {"torch"},
-                    "libraries/fast_bleu/model.py": {"numpy"}}
+#: Each implementation declares them (Library.model_imports).
+def _model_primitives() -> dict[str, set[str]]:
+    from bleu_compat.libraries.registry import libraries
+
+    return {f"libraries/{lib.model.split('.')[-2]}/model.py": set(lib.model_imports)
+            for lib in libraries()}
+
+
+MODEL_PRIMITIVES = _model_primitives()
 
 
 def test_every_library_folder_is_judged() -> None:

@@ -218,6 +218,9 @@ class Library:
         install: how to install it (``"pip install sacrebleu"``), for messages.
         in_default_compare: whether ``score --compare`` runs it on the card's
             tokens even when no configuration of it is compared.
+        model_imports: third-party modules its dialect model evaluates the library's
+            arithmetic with, where the standard library has no equal (torch's float32
+            ``log``/``exp``, numpy's 80-bit ``longdouble``); never used for counting.
         tokenizers: tokenizers the library runs itself (e.g. a PTB tokenizer in
             Java), usable as ``tok=NAME`` in its configurations: the adapter's
             ``tokenize_lines(name, lines) -> list[list[str]]`` gives their tokens, and
@@ -248,6 +251,7 @@ class Library:
     install: str = ""
     in_default_compare: bool = False
     tokenizers: tuple[str, ...] = ()
+    model_imports: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         missing = [n for n in FACTOR_NAMES if n not in self.factors]

@@ -55,5 +55,6 @@ LIBRARY = Library(
         statistics=(("NLTK-DENOMINATOR-FLOOR", "denominator-floor"),),
     ),
     colour="#845b53",
+    model_imports=("numpy",),
     install="pip install 'bleu-compat[fast-bleu]' (fast-bleu 0.0.90; builds with g++)",
 )

@@ -53,5 +53,6 @@ LIBRARY = Library(
                     ("float32 counts", "float32-counts")),
     ),
     colour="#c03d3e",
+    model_imports=("torch",),
     install="pip install 'bleu-compat[torch]' (torch==2.13.0 and torcheval 0.0.7)",
 )

@@ -63,5 +63,6 @@ LIBRARY = Library(
                     ("float32 counts", "float32-counts")),
     ),
     colour="#3a923a",
+    model_imports=("torch",),
     install="pip install 'bleu-compat[torch]' (torch==2.13.0 and torchmetrics 1.9)",
 )
