@@ -214,6 +214,21 @@ def _same_file(a: Path, b: Path) -> bool:
 
 
 
+def _covered(baseline: dict[str, Any]) -> tuple[str, ...] | None:
+    """``ours`` and the modes of the installed implementations the baseline records a
+    version of, or None when that is every installed one (the default run)."""
+    from bleu_compat.libraries.registry import installed
+
+    recorded = set(baseline.get("versions") or {})
+    chosen = [lib for lib in installed() if lib.name in recorded]
+    skipped = [lib.display_name for lib in installed() if lib.name not in recorded]
+    if not skipped:
+        return None
+    print(f"bleu-compat gate: the baseline covers {', '.join(l.display_name for l in chosen) or 'none'}"
+          f"; not checked: {', '.join(skipped)}", file=sys.stderr)
+    return ("ours",) + tuple(i for lib in chosen for i in lib.implementation_ids)
+
+
 def _library_names() -> tuple[str, ...]:
     from bleu_compat.libraries.registry import names
 
@@ -232,7 +247,8 @@ def baseline_of(report: dict[str, Any]) -> dict[str, Any]:
         "format": BASELINE_FORMAT,
         "seed": report["seed"],
         "cases": report["cases"],
-        "versions": {k: report["versions"].get(k) for k in _library_names()},
+        "versions": {k: report["versions"].get(k) for k in _library_names()
+                     if any(i.startswith(k + "/") for i in report.get("implementations") or [k + "/"])},
         "unexpected_count": report["unexpected_count"],
         "kinds": sorted(set(kinds)),
         "real_scores": {r["name"]: r["scores"] for r in report["real"]},
@@ -285,7 +301,7 @@ def versions_note(baseline: dict[str, Any], current: dict[str, Any]) -> str | No
     from bleu_compat.catalog import LIBRARY_NAMES, is_measured
 
     old, new = baseline.get("versions") or {}, current.get("versions") or {}
-    if old == new:
+    if old == new or not new:  # no library ran (users' implementations only): nothing to say
         return None
     made = ", ".join(f"{LIBRARY_NAMES.get(k, k)} {v}" for k, v in sorted(old.items()))
     now = ", ".join(f"{LIBRARY_NAMES.get(k, k)} {v}"
@@ -355,12 +371,18 @@ def cmd_gate(args: argparse.Namespace) -> int:
         if problem:
             return usage(problem)
         cases = baseline["cases"] if baseline else {t: GATE_CASES for t in _tools_of(impls)}
+        invalid = None if impls else {t: GATE_INVALID for t in cases}  # users' code: ours' refusals untested
+        if impls is None and baseline is not None and not args.update:
+            # the implementations the baseline covers (an implementation installed since, or a
+            # plug-in added, is not judged against a baseline that never saw it)
+            covered = _covered(baseline)
+            if covered is not None:
+                impls = covered
         progress = not args.no_progress and sys.stderr.isatty()
         from bleu_compat.isolation import ImplementationHung
 
         try:
-            report, elapsed = run_report(seed, cases, True, args.workers, progress,
-                                         None if impls else {t: GATE_INVALID for t in cases},
+            report, elapsed = run_report(seed, cases, True, args.workers, progress, invalid,
                                          implementations=impls)
         except ImplementationHung as exc:
             return hung("bleu-compat gate", exc, json=args.format == "json")
@@ -394,7 +416,7 @@ def cmd_gate(args: argparse.Namespace) -> int:
         return 0
     assert baseline is not None
     note = versions_note(baseline, current)
-    if note:
+    if note and args.format != "json":  # JSON carries it in "notes"
         print(f"bleu-compat gate: {note}")
     problems = gate_diff(baseline, current)
     failing = [p for p in problems if not p.startswith("(")]

@@ -610,7 +610,14 @@ def _run_pending(jobs: list[tuple[Callable[..., Tally], tuple[Any, ...], int]], 
                 fn, args, _ = jobs[i]
                 finished(i, fn(*args))
         else:
-            pool = ProcessPoolExecutor(max_workers=workers, initializer=_worker_ignores_sigint)
+            # forkserver, not fork: a process that has run torch or fast-bleu holds an OpenMP
+            # thread pool, and a child forked from it deadlocks the first time it uses OpenMP
+            import multiprocessing
+
+            context = multiprocessing.get_context(
+                "forkserver" if "forkserver" in multiprocessing.get_all_start_methods() else None)
+            pool = ProcessPoolExecutor(max_workers=workers, mp_context=context,
+                                       initializer=_worker_ignores_sigint)
             try:
                 futures = {pool.submit(jobs[i][0], *jobs[i][1]): i for i in pending}
                 for future in as_completed(futures):

@@ -31,7 +31,7 @@ from bleu_compat.libraries.plugin import Library
 
 __all__ = [
     "KNOWN_IMPLEMENTATIONS", "ENTRY_POINT_GROUP", "UnknownLibraryError", "libraries", "library",
-    "names", "of_implementation", "implementation_ids", "register", "reset", "quiet_loggers",
+    "names", "of_implementation", "implementation_ids", "installed", "is_installed", "register", "reset", "quiet_loggers",
     "display_name", "join_names", "ENV", "SYNTAX_EXAMPLES",
 ]
 
@@ -39,6 +39,10 @@ __all__ = [
 KNOWN_IMPLEMENTATIONS: dict[str, str] = {
     "sacrebleu": "bleu_compat.libraries.sacrebleu:LIBRARY",
     "nltk": "bleu_compat.libraries.nltk:LIBRARY",
+    "torchmetrics": "bleu_compat.libraries.torchmetrics:LIBRARY",
+    "torcheval": "bleu_compat.libraries.torcheval:LIBRARY",
+    "pycocoevalcap": "bleu_compat.libraries.pycocoevalcap:LIBRARY",
+    "fast-bleu": "bleu_compat.libraries.fast_bleu:LIBRARY",
 }
 #: examples of ``score --compare`` configurations for the syntax help (those whose
 #: implementation is registered are shown)
@@ -50,6 +54,7 @@ ENV = "BLEU_COMPAT_LIBRARIES"
 
 _loaded: tuple[Library, ...] | None = None
 _added: list[Library] = []
+_installed: dict[str, bool] = {}
 
 
 class UnknownLibraryError(ImportError, LookupError):
@@ -136,9 +141,28 @@ def of_implementation(impl: str) -> Library | None:
     return next((lib for lib in libraries() if lib.name == name), None)
 
 
+def is_installed(lib: Library) -> bool:
+    """Whether ``lib``'s distribution is installed (its package metadata is there; read once)."""
+    if lib.distribution not in _installed:
+        from importlib import metadata
+
+        try:
+            metadata.version(lib.distribution)
+            _installed[lib.distribution] = True
+        except metadata.PackageNotFoundError:
+            _installed[lib.distribution] = False
+    return _installed[lib.distribution]
+
+
+def installed() -> tuple[Library, ...]:
+    """The registered implementations that are installed, in report order."""
+    return tuple(lib for lib in libraries() if is_installed(lib))
+
+
 def implementation_ids() -> tuple[str, ...]:
-    """``"<name>/<mode>"`` of every registered implementation and mode, in report order."""
-    return tuple(i for lib in libraries() for i in lib.implementation_ids)
+    """``"<name>/<mode>"`` of every installed registered implementation and mode, in report order
+    (what a crosscheck runs by default: one that is not installed is not run)."""
+    return tuple(i for lib in installed() for i in lib.implementation_ids)
 
 
 def display_name(name: str) -> str:
@@ -170,6 +194,7 @@ def reset() -> None:
     """Forget what was loaded (the next call reads the declarations and the environment again)."""
     global _loaded
     _loaded = None
+    _installed.clear()
 
 
 def quiet_loggers() -> None:

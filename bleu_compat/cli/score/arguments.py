@@ -54,7 +54,8 @@ def _compare_help() -> str:
     return (
         "run the real implementations as their users run them, in each configuration named "
         f"(default: {' '.join(DEFAULT_COMPARE)}; {defaults}; card = bleu-compat with this "
-        "command's tokenization), and decompose the gap between every pair into named causes "
+        "command's tokenization; when only libraries outside those are named, sacrebleu is "
+        "added first as the reference), and decompose the gap between every pair into named causes "
         "(tokenization, case, smoothing, effective order, and one per change an implementation "
         "makes: its statistics changes, its catalog entries, its floating-point order) "
         "evaluated with the dialect models, each step's score printed, exact Shapley values, "

@@ -227,6 +227,10 @@ def _plan(args: argparse.Namespace) -> _Plan:
                 hint = " (put --compare after the files)" if os.path.exists(spec) else ""
                 flag = "--config" if spec in (args.config or ()) else "--compare"
                 raise _Refusal(f"{flag}: {exc}{hint}") from None
+    if configs is not None:
+        from bleu_compat.decompose import with_reference
+
+        configs = with_reference(configs)
     compare = configs is not None
     fmt = args.format
     if sacre:
