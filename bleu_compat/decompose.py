@@ -62,7 +62,7 @@ from itertools import combinations
 from typing import Any, Callable, Sequence
 
 __all__ = [
-    "Configuration", "BUILTIN", "DEFAULT_COMPARE", "CONFIG_SYNTAX", "parse_config",
+    "Configuration", "BUILTIN", "DEFAULT_COMPARE", "CONFIG_SYNTAX", "parse_config", "with_reference",
     "ConfigRun", "Cause", "Decomposition", "CompareResult", "compare", "run_library", "library_points",
     "segment_behind", "first_lines", "MAX_SHAPLEY",
 ]
@@ -111,7 +111,10 @@ class Configuration:
         aggregation: ``"corpus"`` (one BLEU from the summed statistics), or
             ``"sentence-mean"``: the mean of the implementation's sentence scores over
             the segments (``sacrebleu-sentence-avg``), which many papers report and
-            which is not a corpus BLEU.
+            which is not a corpus BLEU, or ``"pooled-mean"``: the mean of each
+            hypothesis' score against every reference of the corpus.
+        call: which of the library's functions its adapter calls (``""``: the usual one).
+        options: the keys ``BASE:key=value`` may change (None: every key).
     """
 
     name: str
@@ -124,6 +127,8 @@ class Configuration:
     max_order: int = 4
     references: str = "max-clipped counts, closest reference length"
     aggregation: str = "corpus"
+    call: str = ""
+    options: tuple[str, ...] | None = None
 
     # ------------------------------------------------------------ canonical factors
     @property
@@ -154,6 +159,8 @@ class Configuration:
         if self.smooth_value is not None:
             smooth += f"[{self.smooth_value}]"
         agg = "" if self.aggregation == "corpus" else f"|agg:{self.aggregation}"
+        if self.call:
+            agg += f"|call:{self.call}"
         return (f"case:{'lc' if self.lowercase else 'mixed'}|eff:{'yes' if self.effective_order else 'no'}"
                 f"|tok:{self.tokenize}|smooth:{smooth}|order:{self.max_order}|impl:{self.implementation}"
                 + agg)
@@ -166,7 +173,7 @@ def _builtin() -> dict[str, Configuration]:
             out[b.name] = Configuration(
                 b.name, lib.name, b.tokenize, lowercase=b.lowercase, smoothing=b.smoothing,
                 smooth_value=b.smooth_value, effective_order=b.effective_order,
-                max_order=b.max_order, aggregation=b.aggregation)
+                max_order=b.max_order, aggregation=b.aggregation, call=b.call, options=b.options)
     # bleu-compat's own: the card on str.split() tokens (multi-bleu.perl's tokens), and the card
     out["multi-bleu"] = Configuration("multi-bleu", CARD, "split")
     out["card"] = Configuration("card", CARD, "13a")
@@ -185,6 +192,22 @@ _SMOOTHINGS: dict[str, tuple[str, ...]] = {
     **{lib.name: tuple(lib.smoothing) for lib in _libraries()}, CARD: CARD_SMOOTHINGS}
 #: str.split() and the tokenizers the fast statistics path supports
 _TOKENIZERS = ("split", "none", "13a", "intl", "zh", "char")
+
+
+def with_reference(specs: Sequence[str]) -> list[str]:
+    """``specs`` with the first default configuration (``sacrebleu``) put first when a
+    configuration of a library outside the defaults is compared and none of the defaults'
+    libraries is: every gap is then also decomposed against the number users come from.
+
+    Raises:
+        ValueError: a bad spec.
+    """
+    implementations = {parse_config(spec).implementation for spec in specs}
+    default = {lib.name for lib in _libraries() if lib.in_default_compare}
+    others = implementations - default - {CARD}
+    if others and not implementations & default and DEFAULT_COMPARE[0] != CARD:
+        return [DEFAULT_COMPARE[0], *specs]
+    return list(specs)
 
 
 def _config_syntax() -> str:
@@ -226,6 +249,8 @@ def _bool(key: str, value: str) -> bool:
     raise ValueError(f"{key}={value}: give yes or no")
 
 
+#: the keys of BASE:key=value
+_KEYS = ("tok", "lc", "smooth", "value", "eff", "order")
 #: the largest max order a configuration takes (the cards' range; score's --max-order is the same)
 MAX_ORDER_LIMIT = 8
 
@@ -276,9 +301,14 @@ def parse_config(spec: str, *, card_tokenize: str = "13a",
             value, eq = "yes", "="
         if not eq:
             raise ValueError(f"{spec}: {item!r} is not key=value")
+        if cfg.options is not None and key in _KEYS and key not in cfg.options:
+            raise ValueError(f"{spec}: {key}= cannot be set on {base} (its call takes "
+                             f"{', '.join(cfg.options) or 'no option'})")
         if key == "tok":
-            if value not in _TOKENIZERS:
-                raise ValueError(f"{spec}: tok={value}: one of {', '.join(_TOKENIZERS)}")
+            lib = _library(cfg.implementation)
+            allowed = _TOKENIZERS + (lib.tokenizers if lib is not None else ())
+            if value not in allowed:
+                raise ValueError(f"{spec}: tok={value}: one of {', '.join(allowed)}")
             changes["tokenize"] = value
         elif key == "lc":
             changes["lowercase"] = _bool(key, value)
@@ -393,6 +423,8 @@ class _Statistics:
     def __init__(self, hyp_path: str, ref_paths: Sequence[str], max_order: int) -> None:
         self.hyp_path, self.ref_paths, self.max_order = hyp_path, list(ref_paths), max_order
         self._cache: dict[tuple[str, bool], tuple[Any, list[list[int]]]] = {}
+        self._lengths: dict[tuple[str, str, bool], list[list[int]]] = {}
+        self._pooled: dict[tuple[str, str, bool], tuple[list[list[int]], list[int]]] = {}
         self._tmp: tempfile.TemporaryDirectory[str] | None = None
 
     def _lowered(self, path: str, index: int) -> str:
@@ -407,6 +439,82 @@ class _Statistics:
                 handle.write("".join(line.lower() + "\n" for line in lines))
         return target
 
+    def _library_tokenized(self, path: str, index: int, tok: str, lowercase: bool) -> str:
+        """A file of ``path``'s lines as a library's own tokenizer ``tok`` makes them (tokens
+        joined by one space), for the fast path to count with ``none``."""
+        if self._tmp is None:
+            self._tmp = tempfile.TemporaryDirectory(prefix="bleu-compat-lc-")
+        target = os.path.join(self._tmp.name, f"{tok}-{int(lowercase)}-{index}.txt")
+        if not os.path.exists(target):
+            from bleu_compat.corpus_io import read_lines
+
+            lines = read_lines(path).lines
+            if lowercase:
+                lines = [line.lower() for line in lines]
+            lib = next(x for x in _libraries() if tok in x.tokenizers)
+            tokens = lib.adapter_module().tokenize_lines(tok, lines)
+            with open(target, "w", encoding="utf-8", newline="\n") as handle:
+                handle.write("".join(" ".join(t) + "\n" for t in tokens))
+        return target
+
+    def ref_lengths(self, tok: str, lowercase: bool) -> list[list[int]]:
+        """Per segment, the length of each reference in tokens (in the order the files are given)."""
+        key = ("ref-lengths", tok, lowercase)
+        if key not in self._lengths:
+            from bleu_compat.corpus_io import read_lines
+
+            per_file = []
+            for k, path in enumerate(self.ref_paths):
+                if tok not in _TOKENIZERS and tok != "none":  # a library's own tokenizer
+                    path = self._library_tokenized(path, k + 1, tok, lowercase)
+                    lengths = [len(line.split()) for line in read_lines(path).lines]
+                else:
+                    lengths = [len(config_tokens(line, tok, lowercase))
+                               for line in read_lines(path).lines]
+                per_file.append(lengths)
+            self._lengths[key] = [list(seg) for seg in zip(*per_file)]
+        return self._lengths[key]
+
+    def pooled(self, tok: str, lowercase: bool) -> tuple[list[list[int]], list[int]]:
+        """Per hypothesis, its row ``[m_1..m_N, l_1..l_N, hyp_len, ref_len]`` against every
+        reference of the corpus pooled (clipped by the largest count in any one reference;
+        the closest of all reference lengths, ties to the shorter), and the pooled lengths."""
+        key = ("pooled", tok, lowercase)
+        if key not in self._pooled:
+            from collections import Counter
+
+            from bleu_compat.corpus_io import read_lines
+
+            def tokens(path: str, index: int) -> list[list[str]]:
+                if tok not in _TOKENIZERS and tok != "none":
+                    path = self._library_tokenized(path, index, tok, lowercase)
+                    return [line.split() for line in read_lines(path).lines]
+                return [config_tokens(line, tok, lowercase) for line in read_lines(path).lines]
+
+            n = self.max_order
+            pool = [t for k, path in enumerate(self.ref_paths) for t in tokens(path, k + 1)]
+            best: list[dict[tuple[str, ...], int]] = [{} for _ in range(n)]
+            for ref in pool:
+                for order in range(1, n + 1):
+                    b = best[order - 1]
+                    for g, count in Counter(tuple(ref[i:i + order])
+                                            for i in range(len(ref) - order + 1)).items():
+                        if count > b.get(g, 0):
+                            b[g] = count
+            lengths = [len(ref) for ref in pool]
+            rows = []
+            for hyp in tokens(self.hyp_path, 0):
+                matches, totals = [], []
+                for order in range(1, n + 1):
+                    counts = Counter(tuple(hyp[i:i + order]) for i in range(len(hyp) - order + 1))
+                    b = best[order - 1]
+                    matches.append(sum(min(c, b.get(g, 0)) for g, c in counts.items()))
+                    totals.append(max(0, len(hyp) - order + 1))
+                r = min(lengths, key=lambda x: (abs(x - len(hyp)), x))
+                rows.append(matches + totals + [len(hyp), r])
+            self._pooled[key] = (rows, lengths)
+        return self._pooled[key]
+
     def get(self, tok: str, lowercase: bool) -> tuple[Any, list[list[int]]]:
         """(SufficientStats, rows ``[m_1..m_N, l_1..l_N, hyp_len, ref_len]`` per segment)."""
         key = (tok, lowercase)
@@ -414,7 +522,11 @@ class _Statistics:
             from bleu_compat.stream import corpus_stats_files
 
             hyp, refs = self.hyp_path, self.ref_paths
-            if lowercase:
+            if tok not in _TOKENIZERS and tok != "none":  # a library's own tokenizer: its tokens
+                hyp = self._library_tokenized(hyp, 0, tok, lowercase)
+                refs = [self._library_tokenized(r, k + 1, tok, lowercase) for k, r in enumerate(refs)]
+                tok = "none"
+            elif lowercase:
                 hyp = self._lowered(hyp, 0)
                 refs = [self._lowered(r, k + 1) for k, r in enumerate(refs)]
             rows: list[list[int]] = []
@@ -442,12 +554,14 @@ class Counted:
         rows: per segment ``[m_1..m_N, l_1..l_N, hyp_len, ref_len]`` (the card's statistics).
         max_order: N.
         tokenization, case: the state's (the fast path's tokenizer name; lowercased or not).
+        ref_lengths: ``() -> per segment, each reference's length`` (counted on first use).
     """
 
     rows: list[list[int]]
     max_order: int
     tokenization: str
     case: bool
+    ref_lengths: Callable[[], list[list[int]]]
 
 
 #: corpus statistics as the states pass them on: ``matches``, ``totals``,
@@ -463,14 +577,18 @@ class StatisticsKind:
         kind: the kind's id, as declarations name it.
         apply: ``(stats, counted) -> stats``: the corpus statistics with the change
             (given the statistics before it, which earlier changes may have made).
-        behind: ``(row, max_order) -> bool``: whether one segment is behind the change.
+        behind: ``(row, max_order, ref_lengths) -> bool``: whether one segment is behind
+            the change (``ref_lengths``: that segment's reference lengths, or None when
+            the kind does not need them).
         lines: ``(max_order, tokens) -> str``: which segments those are, in words.
+        needs_lengths: whether ``behind`` reads the reference lengths.
     """
 
     kind: str
     apply: Callable[[Stats, Counted], Stats]
-    behind: Callable[[Sequence[int], int], bool]
+    behind: Callable[[Sequence[int], int, Any], bool]
     lines: Callable[[int, str], str]
+    needs_lengths: bool = False
 
 
 def _floor_totals(stats: Stats, counted: Counted) -> Stats:
@@ -480,12 +598,63 @@ def _floor_totals(stats: Stats, counted: Counted) -> Stats:
     return dict(stats, totals=[t + x for t, x in zip(stats["totals"], extra)])
 
 
+def _first_closest(c: int, lengths: list[int]) -> int:
+    diffs = [abs(c - x) for x in lengths]
+    return lengths[diffs.index(min(diffs))]
+
+
+def _first_reference_ties(stats: Stats, counted: Counted) -> Stats:
+    # the first listed of the references closest in length (the card: the shorter)
+    n = counted.max_order
+    r = sum(_first_closest(row[2 * n], lengths)
+            for row, lengths in zip(counted.rows, counted.ref_lengths()))
+    return dict(stats, reference_length=r)
+
+
+def _shortest_reference(stats: Stats, counted: Counted) -> Stats:
+    # the shortest reference of each segment, whatever the hypothesis length
+    return dict(stats, reference_length=sum(min(lengths) for lengths in counted.ref_lengths()))
+
+
+#: float32 holds every whole number up to 2^24 exactly
+_FLOAT32_EXACT = 1 << 24
+
+
+def _float32_counts(stats: Stats, counted: Counted) -> Stats:
+    # float32 sums are the exact ones while every partial sum stays below 2^24: the totals
+    # and lengths bound every partial sum of the counts added to them
+    largest = max([*stats["totals"], stats["candidate_length"], stats["reference_length"]])
+    if largest < _FLOAT32_EXACT:
+        return stats
+    raise UnreproducedError(
+        f"a count of {largest} exceeds 2^24: its float32 sum depends on the order of every "
+        "addition, which the decomposition does not model (the catalog's float32 entries do, "
+        "on card requests)")
+
+
+def _closest(c: int, lengths: list[int]) -> int:
+    return min(lengths, key=lambda x: (abs(x - c), x))
+
+
 #: the kinds of statistics change implementations declare (DecompositionSpec.statistics)
 STATISTICS_KINDS: dict[str, StatisticsKind] = {
     "denominator-floor": StatisticsKind(
         "denominator-floor", _floor_totals,
-        lambda row, n: row[2 * n] < n,
+        lambda row, n, lengths: row[2 * n] < n,
         lambda n, tok: f"hypotheses shorter than {n} tokens on {tok} tokens"),
+    "first-reference-ties": StatisticsKind(
+        "first-reference-ties", _first_reference_ties,
+        lambda row, n, lengths: _first_closest(row[2 * n], lengths) != _closest(row[2 * n], lengths),
+        lambda n, tok: f"segments whose first closest reference is the longer, on {tok} tokens",
+        needs_lengths=True),
+    "shortest-reference": StatisticsKind(
+        "shortest-reference", _shortest_reference,
+        lambda row, n, lengths: min(lengths) != _closest(row[2 * n], lengths),
+        lambda n, tok: f"segments whose shortest reference is not the closest, on {tok} tokens",
+        needs_lengths=True),
+    "float32-counts": StatisticsKind(
+        "float32-counts", _float32_counts, lambda row, n, lengths: False,
+        lambda n, tok: ""),
 }
 
 
@@ -554,7 +723,10 @@ def _arithmetic(request: dict[str, Any], float_order: str, on: frozenset[str]) -
         out = lib.evaluate(SMOOTH_TOOL, "as_called", request, ids, {})
         if "error" in out:
             raise UnreproducedError(f"the {lib.model} model raises {out['error']}")
-        return float(out["bleu"])
+        value = float(out["bleu"])
+        if not math.isfinite(value):
+            raise UnreproducedError(f"the {lib.model} model gives {value} on {request}")
+        return value
 
     if not active:
         return _card_value(request)
@@ -598,25 +770,53 @@ class _Evaluator:
             total, rows = self.stats.get(tok, case)
             stats: Stats = {"matches": list(total.matches), "totals": list(total.totals),
                             "candidate_length": total.hyp_len, "reference_length": total.ref_len}
-            counted = Counted(rows, self.max_order, tok, case)
+            counted = Counted(rows, self.max_order, tok, case,
+                              functools.partial(self.stats.ref_lengths, tok, case))
             for kind in kinds:
                 stats = STATISTICS_KINDS[kind].apply(stats, counted)
             self._changed[key] = stats
         return self._changed[key]
 
+    def pooled_statistics(self, state: dict[str, Any]) -> list[Stats]:
+        """Per hypothesis, its statistics against the pooled references, with the state's
+        statistics changes applied to each (a hypothesis is a corpus of one)."""
+        tok, case = state["tokenization"], state["case"]
+        kinds = tuple(kind for name, kind in _statistics().items() if state[name])
+        key = ("pooled", tok, case, kinds)
+        if key not in self._changed:
+            rows, lengths = self.stats.pooled(tok, case)
+            n = self.max_order
+            out = []
+            for row in rows:
+                stats: Stats = {"matches": row[:n], "totals": row[n:2 * n],
+                                "candidate_length": row[2 * n], "reference_length": row[2 * n + 1]}
+                counted = Counted([row], n, tok, case, lambda lengths=lengths: [lengths])
+                for kind in kinds:
+                    stats = STATISTICS_KINDS[kind].apply(stats, counted)
+                out.append(stats)
+            self._changed[key] = out  # type: ignore[assignment]
+        return self._changed[key]  # type: ignore[return-value]
+
     def value(self, state: dict[str, Any]) -> float:
         key = tuple(sorted(state.items(), key=lambda kv: kv[0]))
         if key in self._memo:
             return self._memo[key]
-        stats = self.statistics(state)
         method, eps = state["smoothing"]
-        request = {"matches": list(stats["matches"]), "totals": list(stats["totals"]),
-                   "candidate_length": stats["candidate_length"],
-                   "reference_length": stats["reference_length"],
-                   "smoothing": method, "epsilon": eps,
-                   "effective_order": state["effective order"]}
         on = frozenset(e for ids in _switches().values() for e in ids if state[e])
-        self._memo[key] = _arithmetic(request, state[FLOAT_KEY], on)
+
+        def score(stats: Stats) -> float:
+            request = {"matches": list(stats["matches"]), "totals": list(stats["totals"]),
+                       "candidate_length": stats["candidate_length"],
+                       "reference_length": stats["reference_length"],
+                       "smoothing": method, "epsilon": eps,
+                       "effective_order": state["effective order"]}
+            return _arithmetic(request, state[FLOAT_KEY], on)
+
+        if state[POOLED]:  # the mean of each hypothesis' score against the pooled references
+            values = [score(stats) for stats in self.pooled_statistics(state)]
+            self._memo[key] = sum(values) / len(values)
+        else:
+            self._memo[key] = score(self.statistics(state))
         return self._memo[key]
 
 
@@ -628,6 +828,7 @@ def _end_state(cfg: Configuration) -> dict[str, Any]:
         "tokenization": cfg.stats_tokenize,
         "smoothing": cfg.card_smoothing,
         "effective order": cfg.effective_order,
+        POOLED: cfg.aggregation == "pooled-mean",
     }
     for name in _statistics():
         state[name] = name in mine
@@ -638,9 +839,12 @@ def _end_state(cfg: Configuration) -> dict[str, Any]:
     return state
 
 
+#: the state key of the aggregation: each hypothesis against the pooled references, then
+#: the mean (fast-bleu), against the corpus statistics (off)
+POOLED = "pooled references"
 #: the request's factors, in the order of the sequential steps (the statistics changes
 #: follow, then the arithmetic)
-_REQUEST_ORDER = ("case", "tokenization", "smoothing", "effective order")
+_REQUEST_ORDER = ("case", "tokenization", "smoothing", "effective order", POOLED)
 
 
 def _order() -> tuple[str, ...]:
@@ -716,7 +920,8 @@ def _describe(name: str, value: Any) -> str:
         if value == CARD:
             return "the card's"
         lib = _library(value)
-        return f"{lib.display_name if lib is not None else value}'s"
+        name = lib.display_name if lib is not None else value
+        return f"{name}'" if name.endswith("s") else f"{name}'s"
     return "on" if value else "off"
 
 
@@ -847,7 +1052,7 @@ class CompareResult:
 
 
 def segment_behind(cause: str, max_order: int, row: Sequence[int],
-                   other: Sequence[int] | None = None) -> bool:
+                   other: Sequence[int] | None = None, ref_lengths: Any = None) -> bool:
     """Whether one segment is behind ``cause`` (the one definition of "lines behind a cause").
 
     Args:
@@ -865,7 +1070,7 @@ def segment_behind(cause: str, max_order: int, row: Sequence[int],
     """
     kind = _statistics().get(cause)
     if kind is not None:
-        return STATISTICS_KINDS[kind].behind(row, max_order)
+        return STATISTICS_KINDS[kind].behind(row, max_order, ref_lengths)
     if cause in ("tokenization", "case"):
         return other is not None and list(row) != list(other)
     return False
@@ -878,7 +1083,10 @@ def _lines_behind(name: str, state: dict[str, Any], nxt: dict[str, Any], ev: _Ev
     if kind is not None:
         _, rows = ev.stats.get(state["tokenization"], state["case"])
         tok = _describe("tokenization", state["tokenization"])
-        return (tuple(k + 1 for k, row in enumerate(rows) if segment_behind(name, n, row)),
+        lengths = (ev.stats.ref_lengths(state["tokenization"], state["case"])
+                   if STATISTICS_KINDS[kind].needs_lengths else [None] * len(rows))
+        return (tuple(k + 1 for k, (row, ls) in enumerate(zip(rows, lengths))
+                      if segment_behind(name, n, row, ref_lengths=ls)),
                 STATISTICS_KINDS[kind].lines(n, tok))
     if name in ("tokenization", "case"):
         _, r1 = ev.stats.get(state["tokenization"], state["case"])
@@ -934,13 +1142,16 @@ def decompose(a: Configuration, b: Configuration, a_bleu: float, b_bleu: float,
     The others are stepped one at a time, in :func:`_factors`' order, and get
     exact Shapley values when they are at most :data:`MAX_SHAPLEY`.
     """
-    if a.aggregation != "corpus" or b.aggregation != "corpus":
+    if "sentence-mean" in (a.aggregation, b.aggregation):
         return Decomposition(
             a.name, b.name, a_bleu, b_bleu, (),
             not_decomposable=(
                 f"different aggregation ({a.aggregation} vs {b.aggregation}): a mean of "
                 "sentence BLEU scores is not a corpus BLEU (BLEU of the summed statistics), "
                 "so no chain of corpus-level factors leads from one to the other"
+                if a.aggregation != b.aggregation and "pooled-mean" not in (a.aggregation, b.aggregation)
+                else f"different aggregation ({a.aggregation} vs {b.aggregation}): means of "
+                "sentence BLEU scores of different kinds"
                 if a.aggregation != b.aggregation else
                 "both are means of sentence BLEU scores; the decomposition is of corpus BLEU"
             ),

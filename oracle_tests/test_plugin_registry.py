@@ -157,7 +157,7 @@ def test_declaration_is_consistent(lib: Library) -> None:
     assert all(set(e.verified) <= set(lib.verified) for e in lib.catalog_entries)
     spec = lib.decomposition
     smoothing_ids = {e.id for e in lib.catalog_entries if e.tool_id == "bleu-smoothing-compute"}
-    assert spec.float_entry is None or spec.float_entry in smoothing_ids
+    assert spec.float_entry is None or spec.float_entry in ids
     assert set(spec.switches) <= smoothing_ids
     assert set(spec.dominant) <= set(spec.switches)
     assert set(spec.corpus_ids) <= smoothing_ids and set(spec.corpus_ids.values()) <= ids

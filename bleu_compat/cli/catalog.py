@@ -1,4 +1,4 @@
-"""Command ``catalog``: render the divergence catalog to Markdown.
+"""Command ``catalog``: render the divergence catalog (and the implementations' factors) to Markdown.
 
 ``bleu-compat catalog`` writes the catalog (bleu_compat.catalog.ENTRIES) as
 Markdown on standard output; ``--out FILE`` writes it to FILE;
@@ -21,7 +21,7 @@ from bleu_compat.catalog import (
 from bleu_compat.cli.usage import asks_for, refuse, report_usage_errors
 from bleu_compat.jsonio import dumps_js
 
-__all__ = ["register", "render_markdown", "render_json", "DEFAULT_OUT", "JSON_FORMAT"]
+__all__ = ["register", "render_markdown", "render_json", "factors_table", "DEFAULT_OUT", "JSON_FORMAT"]
 
 DEFAULT_OUT = "reports/divergences.md"
 JSON_FORMAT = "bleu-compat-catalog/1"
@@ -124,6 +124,38 @@ def _entry_markdown(e: CatalogEntry) -> list[str]:
     return lines
 
 
+def _cell(text: str) -> str:
+    return text.replace("|", "\\|").replace("\n", " ")
+
+
+def factors_table() -> list[str]:
+    """``## Implementations and their factors``: a table of factors × registered implementations,
+    each cell the value and (in italics) its source (Markdown lines)."""
+    from bleu_compat.libraries.plugin import FACTOR_NAMES
+    from bleu_compat.libraries.registry import libraries
+
+    libs = list(libraries())
+    head = [f"{lib.display_name} {lib.verified[-1]}" if lib.verified else lib.display_name
+            for lib in libs]
+    lines = [
+        "## Implementations and their factors",
+        "",
+        "What makes each implementation's number what it is, called the way its users call it "
+        "(the release named is the newest one measured). Each cell gives the value, then in "
+        "italics where it comes from: the library's file and function in that release, or the "
+        "catalog entry whose model reproduces it. `score --compare` decomposes a gap between two "
+        "implementations into these factors.",
+        "",
+        "| factor | " + " | ".join(head) + " |",
+        "|---|" + "---|" * len(libs),
+    ]
+    for name in FACTOR_NAMES:
+        cells = [f"{_cell(lib.factors[name].value)}<br>*{_cell(lib.factors[name].source)}*"
+                 for lib in libs]
+        lines.append(f"| {name} | " + " | ".join(cells) + " |")
+    return lines
+
+
 def render_markdown() -> str:
     """The catalog as Markdown (deterministic for given library versions)."""
     lines = [
@@ -160,6 +192,7 @@ def render_markdown() -> str:
         for versions, entries in known_dialects(lib):
             lines.append(f"| {dialect_label(lib, versions)} ({', '.join(versions)}) | "
                          + ", ".join(f"`{x.id}`" for x in entries) + " |")
+    lines += ["", *factors_table()]
     lines += [
         "",
         "## Entries",
@@ -200,7 +233,12 @@ def render_json() -> dict[str, Any]:
 
     return {"format": JSON_FORMAT,
             "versions": {lib.name: _version(lib.distribution) for lib in libraries()},
-            "entries": entries}
+            "entries": entries,
+            "implementations": {lib.name: {"display_name": lib.display_name,
+                                           "verified": list(lib.verified),
+                                           "factors": {k: {"value": f.value, "source": f.source}
+                                                       for k, f in lib.factors.items()}}
+                                for lib in libraries()}}
 
 
 def cmd_catalog(args: argparse.Namespace) -> int:

@@ -180,6 +180,8 @@ def run_report(seed: int, cases: dict[str, int], real: bool, workers: int | None
                           implementations=impls)
     dialects = {}
     for library in names():
+        if not any(i.startswith(library + "/") for i in impls):
+            continue
         try:
             dialects[library] = dialect_of_installed(library)
         except ImportError:

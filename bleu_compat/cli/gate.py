@@ -179,6 +179,21 @@ def _not_a_baseline(path: Path, why: str) -> str:
 
 
 
+def _covered(baseline: dict[str, Any]) -> tuple[str, ...] | None:
+    """``ours`` and the modes of the registered implementations the baseline records a
+    version of, or None when that is every registered one (the default run)."""
+    from bleu_compat.libraries.registry import libraries
+
+    recorded = set(baseline.get("versions") or {})
+    chosen = [lib for lib in libraries() if lib.name in recorded]
+    if len(chosen) == len(libraries()):
+        return None
+    skipped = [lib.display_name for lib in libraries() if lib.name not in recorded]
+    print(f"bleu-compat gate: the baseline covers {', '.join(l.display_name for l in chosen) or 'none'}"
+          f"; not checked: {', '.join(skipped)}", file=sys.stderr)
+    return ("ours",) + tuple(i for lib in chosen for i in lib.implementation_ids)
+
+
 def _library_names() -> tuple[str, ...]:
     from bleu_compat.libraries.registry import names
 
@@ -197,7 +212,8 @@ def baseline_of(report: dict[str, Any]) -> dict[str, Any]:
         "format": BASELINE_FORMAT,
         "seed": report["seed"],
         "cases": report["cases"],
-        "versions": {k: report["versions"].get(k) for k in _library_names()},
+        "versions": {k: report["versions"].get(k) for k in _library_names()
+                     if any(i.startswith(k + "/") for i in report.get("implementations") or [k + "/"])},
         "unexpected_count": report["unexpected_count"],
         "kinds": sorted(set(kinds)),
         "real_scores": {r["name"]: r["scores"] for r in report["real"]},
@@ -308,9 +324,15 @@ def cmd_gate(args: argparse.Namespace) -> int:
         if problem:
             return usage(problem)
         cases = baseline["cases"] if baseline else {t: GATE_CASES for t in _tools_of(impls)}
+        invalid = None if impls else {t: GATE_INVALID for t in cases}  # users' code: ours' refusals untested
+        if impls is None and baseline is not None and not args.update:
+            # the implementations the baseline covers (an implementation installed since, or a
+            # plug-in added, is not judged against a baseline that never saw it)
+            covered = _covered(baseline)
+            if covered is not None:
+                impls = covered
         progress = not args.no_progress and sys.stderr.isatty()
-        report, elapsed = run_report(seed, cases, True, args.workers, progress,
-                                     None if impls else {t: GATE_INVALID for t in cases},
+        report, elapsed = run_report(seed, cases, True, args.workers, progress, invalid,
                                      implementations=impls)
         if args.out:
             write_reports(report, Path(args.out), elapsed, " ".join(sys.argv))

@@ -130,6 +130,9 @@ class BuiltinConfiguration:
             of each hypothesis' score against every reference of the corpus).
         call: which of the library's functions the adapter calls for it (free
             text the adapter understands; ``""`` for its usual one).
+        options: the ``key=value`` keys a user may change on it (``tok``, ``lc``,
+            ``smooth``, ``value``, ``eff``, ``order``), or None for all: a call that
+            takes no tokenizer refuses ``tok=``.
     """
 
     name: str
@@ -141,6 +144,7 @@ class BuiltinConfiguration:
     max_order: int = 4
     aggregation: str = "corpus"
     call: str = ""
+    options: tuple[str, ...] | None = None
 
 
 @dataclass(frozen=True)
@@ -214,6 +218,11 @@ class Library:
         install: how to install it (``"pip install sacrebleu"``), for messages.
         in_default_compare: whether ``score --compare`` runs it on the card's
             tokens even when no configuration of it is compared.
+        tokenizers: tokenizers the library runs itself (e.g. a PTB tokenizer in
+            Java), usable as ``tok=NAME`` in its configurations: the adapter's
+            ``tokenize_lines(name, lines) -> list[list[str]]`` gives their tokens, and
+            the decomposition counts the statistics on them (a tokenizer it runs,
+            not one it models).
     """
 
     name: str
@@ -238,6 +247,7 @@ class Library:
     reference_release: str | None = None
     install: str = ""
     in_default_compare: bool = False
+    tokenizers: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         missing = [n for n in FACTOR_NAMES if n not in self.factors]

@@ -39,6 +39,10 @@ __all__ = [
 KNOWN_IMPLEMENTATIONS: dict[str, str] = {
     "sacrebleu": "bleu_compat.libraries.sacrebleu:LIBRARY",
     "nltk": "bleu_compat.libraries.nltk:LIBRARY",
+    "torchmetrics": "bleu_compat.libraries.torchmetrics:LIBRARY",
+    "torcheval": "bleu_compat.libraries.torcheval:LIBRARY",
+    "pycocoevalcap": "bleu_compat.libraries.pycocoevalcap:LIBRARY",
+    "fast-bleu": "bleu_compat.libraries.fast_bleu:LIBRARY",
 }
 #: examples of ``score --compare`` configurations for the syntax help (those whose
 #: implementation is registered are shown)

@@ -114,6 +114,10 @@ def _score(args: argparse.Namespace, spool: list[str]) -> int:
                 hint = " (put --compare after the files)" if os.path.exists(spec) else ""
                 flag = "--config" if spec in (args.config or ()) else "--compare"
                 return fail(f"{flag}: {exc}{hint}")
+    if configs is not None:
+        from bleu_compat.decompose import with_reference
+
+        configs = with_reference(configs)
     compare = configs is not None
     if getattr(args, "html", None) and not compare:
         return fail("--html writes the --compare report: give --compare too")
