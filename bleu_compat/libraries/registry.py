@@ -43,6 +43,9 @@ KNOWN_IMPLEMENTATIONS: dict[str, str] = {
     "torcheval": "bleu_compat.libraries.torcheval:LIBRARY",
     "pycocoevalcap": "bleu_compat.libraries.pycocoevalcap:LIBRARY",
     "fast-bleu": "bleu_compat.libraries.fast_bleu:LIBRARY",
+    "hf-bleu": "bleu_compat.libraries.hf_bleu:LIBRARY",
+    "bleuscore": "bleu_compat.libraries.bleuscore:LIBRARY",
+    "t2t": "bleu_compat.libraries.t2t:LIBRARY",
 }
 #: examples of ``score --compare`` configurations for the syntax help (those whose
 #: implementation is registered are shown)
