@@ -29,29 +29,39 @@ class Unrealizable(ValueError):
     """No prefix-segment corpus has these statistics (the message says why)."""
 
 
-def _lengths(counts: Sequence[int], what: str) -> list[int]:
-    """Segment lengths L_i with Σ max(0, L_i - n + 1) = counts[n-1] for every order n."""
+def _lengths(counts: Sequence[int], what: str) -> list[list[int]]:
+    """Candidate sets of segment lengths L_i with Σ max(0, L_i - n + 1) = counts[n-1] for every
+    order n: one per possible number of segments at least N long (which the counts leave open),
+    fewest first, at most :data:`_CHOICES` of them.
+    """
     n_orders = len(counts)
     if any(x < 0 for x in counts):
         raise Unrealizable(f"negative {what}")
-    at_least = [counts[n] - counts[n + 1] for n in range(n_orders - 1)]  # #segments with L >= n+1
     last = counts[-1]
     if n_orders == 1:
-        return [last] if last else []
+        # any split of the unigram count: one segment, or up to _CHOICES equal-ish ones
+        return [[last]] if last else [[]]
+    at_least = [counts[n] - counts[n + 1] for n in range(n_orders - 1)]  # #segments with L >= n+1
     if any(a < 0 for a in at_least) or any(a < b for a, b in zip(at_least, at_least[1:])):
         raise Unrealizable(f"the {what} are not the n-gram counts of any set of segments "
                            "(their successive differences must not increase)")
-    # segments of length >= N: at most at_least[-1] of them, their (L - N + 1) summing to `last`
-    long = min(at_least[-1], last)
-    if last and not long:
+    if last and not at_least[-1]:
         raise Unrealizable(f"the {what} have order-{n_orders} n-grams but no segment that long")
-    lengths = []
-    for n in range(1, n_orders):  # segments of length exactly n
-        exactly = at_least[n - 1] - (at_least[n] if n < n_orders - 1 else long)
-        lengths += [n] * exactly
-    if long:
-        lengths += [n_orders - 1 + 1 + (last - long)] + [n_orders] * (long - 1)
-    return lengths
+    choices = range(1, min(at_least[-1], last) + 1) if last else range(0, 1)
+    out = []
+    for long in list(choices)[:_CHOICES]:
+        lengths = []
+        for n in range(1, n_orders):  # segments of length exactly n
+            exactly = at_least[n - 1] - (at_least[n] if n < n_orders - 1 else long)
+            lengths += [n] * exactly
+        if long:  # (L - N + 1) summing to `last`: the excess on one segment
+            lengths += [n_orders + (last - long)] + [n_orders] * (long - 1)
+        out.append(sorted(lengths, reverse=True))
+    return out
+
+
+#: how many choices of the number of long segments :func:`realize` tries for each side
+_CHOICES = 32
 
 
 def realize(matches: Sequence[int], totals: Sequence[int], candidate_length: int,
@@ -69,10 +79,11 @@ def realize(matches: Sequence[int], totals: Sequence[int], candidate_length: int
                            f"{totals[0]} (a corpus' hypothesis length is its unigram count)")
     if sum(totals[:1]) + reference_length > MAX_TOKENS:
         raise Unrealizable(f"more than {MAX_TOKENS} tokens")
-    hyp_lengths = sorted(_lengths(totals, "totals"), reverse=True)
-    prefixes = sorted(_lengths(matches, "matches"), reverse=True)
-    if len(prefixes) > len(hyp_lengths) or any(k > h for k, h in zip(prefixes, hyp_lengths)):
+    fitting = next(((h, k) for h in _lengths(totals, "totals") for k in reversed(_lengths(matches, "matches"))
+                    if len(k) <= len(h) and all(a <= b for a, b in zip(k, h))), None)
+    if fitting is None:
         raise Unrealizable("the matches do not fit in the hypotheses as prefixes")
+    hyp_lengths, prefixes = list(fitting[0]), list(fitting[1])
     prefixes += [0] * (len(hyp_lengths) - len(prefixes))
     if reference_length < sum(prefixes):
         raise Unrealizable(f"the reference length {reference_length} is below the unigram "

@@ -6,6 +6,10 @@
 ``tensor2tensor/utils/bleu_hook.py``, read, not copied:
 
 * one reference per hypothesis; clipped matches and totals as the card's;
+* ``bleu_tokenize``: a non-digit before a punctuation character (category P*), a
+  punctuation character before a non-digit, and every symbol (S*) are spaced apart, then
+  the line is split; t2t builds its punctuation class by writing the characters between
+  brackets unescaped, so the backslash escapes the ``]`` after it and is itself left out;
 * smoothing always on: the k-th order with n-grams but no match gets the precision
   ``1.0 / (2^k * l_n)`` (k counts only such orders; the unigrams too, so no unigram
   match still scores);
@@ -63,12 +67,13 @@ def float32(x: float) -> float:
     return struct.unpack("<f", struct.pack("<f", x))[0]
 
 
-def _ranges(prefix: str) -> str:
+def _ranges(prefix: str, leave_out: str = "") -> str:
     """A regex class body of the code points below ``sys.maxunicode`` whose Unicode general
-    category starts with ``prefix`` (``P`` punctuation, ``S`` symbols), as ranges."""
+    category starts with ``prefix`` (``P`` punctuation, ``S`` symbols), but ``leave_out``, as
+    ranges."""
     out, start, prev = [], None, None
     for cp in range(sys.maxunicode):
-        if unicodedata.category(chr(cp)).startswith(prefix):
+        if unicodedata.category(chr(cp)).startswith(prefix) and chr(cp) not in leave_out:
             if start is None:
                 start = cp
             prev = cp
@@ -83,7 +88,10 @@ def _ranges(prefix: str) -> str:
 
 @functools.lru_cache(maxsize=1)
 def _rules() -> tuple[tuple[re.Pattern[str], str], ...]:
-    punct, symbols = _ranges("P"), _ranges("S")
+    # t2t writes the punctuation characters into its class unescaped, in code point order, so
+    # its backslash (U+005C, punctuation) escapes the ']' after it: the backslash itself is
+    # not in t2t's punctuation class (it stays inside a token); '[' and ']' are.
+    punct, symbols = _ranges("P", leave_out="\\"), _ranges("S")
     return (
         # punctuation after a character that is not a decimal digit (Nd): spaces after it
         (re.compile(rf"([^\d])([{punct}])"), r"\1 \2 "),
