@@ -420,3 +420,45 @@ def test_cache_layout_from_the_published_files(tmp_path: Path, monkeypatch) -> N
     assert cache.version() == "2022.7.5"
     assert cache.compute(["hello there general kenobi", "foo bar foobar"],
                          [["hello there general kenobi", "hello there !"], ["foo bar foobar"]]) == _FULL
+
+
+# ----------------------------------------------------------- bleuscore against HF's module
+
+
+def test_information_separator_gap_is_the_tokenization_factor(tmp_path: Path) -> None:
+    """A line holding U+001C: bleuscore keeps 'a\\x1cb' one token (Rust's whitespace), the
+    fast path's 13a splits it; the gap to sacreBLEU is the factor 'tokenization' (13a ->
+    bleuscore-13a) and adds up, never UNEXPECTED."""
+    bleuscore = pytest.importorskip("bleuscore")
+    from bleu_compat.decompose import compare
+
+    hyp, ref = tmp_path / "sys.txt", tmp_path / "ref.txt"
+    hyp.write_text("a\x1cb c d e f\nthe cat sat on the mat\n", encoding="utf-8")
+    ref.write_text("a b c d e f\nthe cat sat on a mat\n", encoding="utf-8")
+    result = compare(str(hyp), [str(ref)], ["sacrebleu", "bleuscore"])
+    real = bleuscore.compute([["a b c d e f"], ["the cat sat on a mat"]],
+                             ["a\x1cb c d e f", "the cat sat on the mat"])["bleu"]
+    assert result.runs[1].bleu == real
+    (d,) = result.decompositions
+    assert d.unexpected is None and d.causes[0].cause == "tokenization"
+    assert d.causes[0].change == "13a -> bleuscore-13a" and d.causes[0].lines == (1,)
+    assert sum((c.contribution for c in d.causes), Fraction(0)) == d.difference
+
+
+def test_bleuscore_is_hf_bleu_but_where_the_models_say() -> None:
+    """Called directly, bleuscore and the cached HF module give the same numbers on WMT17's
+    lines, and differ exactly where their catalogs say: U+001C..U+001F, N = 3 (HF weights each
+    log, bleuscore the sum), and an empty output (HF raises)."""
+    bleuscore = pytest.importorskip("bleuscore")
+    _hf_module()
+    hyps = SYS.read_text(encoding="utf-8").splitlines()[:400]
+    refs = [[x] for x in REF.read_text(encoding="utf-8").splitlines()[:400]]
+    for order in (1, 2, 4):
+        assert cache.compute(hyps, refs, max_order=order) == bleuscore.compute(refs, hyps, max_order=order)
+    p, r = ["b e e c b", "c d e e e c b c"], [["c d d b b"], ["c b c d b d"]]
+    assert cache.compute(p, r, max_order=3)["bleu"] != bleuscore.compute(r, p, max_order=3)["bleu"]
+    assert cache.compute(["a\x1cb c"], [["a b c"]])["translation_length"] == 3
+    assert bleuscore.compute([["a b c"]], ["a\x1cb c"])["translation_length"] == 2
+    with pytest.raises(ZeroDivisionError):
+        cache.compute([""], [["a"]])
+    assert bleuscore.compute([["a"]], [""])["bleu"] == 0.0

@@ -24,8 +24,9 @@ LIBRARY = Library(
     smoothing={"none": "none", "add-one": "method2"},
     no_effective_order="bleuscore has no effective order",
     configurations=(
-        BuiltinConfiguration("bleuscore", "13a", options=("smooth", "order")),
+        BuiltinConfiguration("bleuscore", "bleuscore-13a", options=("smooth", "order")),
     ),
+    tokenizers=("bleuscore-13a",),
     factors={
         "tokenizer": Factor("13a (evaluate's copy of it; no other): split with Rust's "
                             "split_whitespace, for which U+001C..U+001F are not whitespace",

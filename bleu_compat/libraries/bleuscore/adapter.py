@@ -32,9 +32,13 @@ from typing import Any, Sequence
 from bleu_compat.libraries import AdapterResult, NotRepresentable, dispatch
 from bleu_compat.rounding import to_fixed
 
-__all__ = ["run", "score_lines", "check_release", "compute"]
+__all__ = ["run", "score_lines", "check_release", "compute", "tokenize_lines", "TOKENIZERS"]
 
 LIBRARY = "bleuscore"
+#: the tokenizer the decomposition takes from here: ``tok=bleuscore-13a``, its 13a as modelled
+TOKENIZERS = ("bleuscore-13a",)
+#: marks a Python-whitespace character inside a token (see :func:`tokenize_lines`)
+_ESCAPE = "\U0010fffd"
 
 
 def run(mode: str, tool_id: str, request: dict[str, Any]) -> AdapterResult:
@@ -155,6 +159,30 @@ def _smoothing(mode: str, request: dict[str, Any], raw: dict[str, Any]) -> dict[
 def _brevity(mode: str, request: dict[str, Any], raw: dict[str, Any]) -> dict[str, Any]:
     raise NotRepresentable("bleuscore takes strings, not lengths, and returns only the corpus' "
                            "brevity penalty")
+
+
+def _whole(token: str) -> str:
+    """``token`` with every character Python's ``str.split`` splits on written as ``_ESCAPE`` and
+    a letter (and ``_ESCAPE`` itself doubled): an injective spelling without whitespace."""
+    if not any(c.isspace() or c == _ESCAPE for c in token):
+        return token
+    return "".join(_ESCAPE + _ESCAPE if c == _ESCAPE else _ESCAPE + f"{ord(c):x}" + ";" if c.isspace()
+                   else c for c in token)
+
+
+def tokenize_lines(name: str, lines: Sequence[str]) -> list[list[str]]:
+    """Each line's tokens by bleuscore's 13a as modelled (:func:`bleu_compat.libraries.hf_bleu.
+    model.tokenize_13a_copy` with Rust's whitespace), for the decomposition to count on.
+
+    A token may hold U+001C..U+001F (not whitespace to Rust); the decomposition writes tokens
+    joined by spaces and splits them with ``str.split``, so such a character is spelled
+    injectively without whitespace (:func:`_whole`): the counts are those of the tokens.
+    """
+    from bleu_compat.libraries.hf_bleu.model import tokenize_13a_copy
+
+    if name not in TOKENIZERS:
+        raise ValueError(f"bleuscore has no tokenizer {name!r}")
+    return [[_whole(t) for t in tokenize_13a_copy(line, "rust")] for line in lines]
 
 
 def score_lines(cfg: Any, hyp_lines: Sequence[str], ref_lines: Sequence[Sequence[str]]) -> float:
