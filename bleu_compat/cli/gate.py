@@ -180,15 +180,15 @@ def _not_a_baseline(path: Path, why: str) -> str:
 
 
 def _covered(baseline: dict[str, Any]) -> tuple[str, ...] | None:
-    """``ours`` and the modes of the registered implementations the baseline records a
-    version of, or None when that is every registered one (the default run)."""
-    from bleu_compat.libraries.registry import libraries
+    """``ours`` and the modes of the installed implementations the baseline records a
+    version of, or None when that is every installed one (the default run)."""
+    from bleu_compat.libraries.registry import installed
 
     recorded = set(baseline.get("versions") or {})
-    chosen = [lib for lib in libraries() if lib.name in recorded]
-    if len(chosen) == len(libraries()):
+    chosen = [lib for lib in installed() if lib.name in recorded]
+    skipped = [lib.display_name for lib in installed() if lib.name not in recorded]
+    if not skipped:
         return None
-    skipped = [lib.display_name for lib in libraries() if lib.name not in recorded]
     print(f"bleu-compat gate: the baseline covers {', '.join(l.display_name for l in chosen) or 'none'}"
           f"; not checked: {', '.join(skipped)}", file=sys.stderr)
     return ("ours",) + tuple(i for lib in chosen for i in lib.implementation_ids)

@@ -105,17 +105,19 @@ def build_report(tally: Tally, *, seed: int, cases: dict[str, int], versions: di
 
 
 def versions_now() -> dict[str, str]:
-    """bleu_compat's, every registered implementation's, mpmath's, Hypothesis' and Python's versions.
+    """bleu_compat's, every installed registered implementation's, mpmath's, Hypothesis' and
+    Python's versions.
 
-    An implementation is keyed by its registered name, read from its distribution.
+    An implementation is keyed by its registered name, read from its distribution; one that
+    is not installed is left out (a crosscheck does not run it).
     """
     from importlib import metadata
 
     from bleu_compat import __version__
-    from bleu_compat.libraries.registry import libraries
+    from bleu_compat.libraries.registry import installed
 
     out = {"bleu_compat": __version__, "python": platform.python_version()}
-    for lib in libraries():
+    for lib in installed():
         try:
             out[lib.name] = lib.installed_version()
         except metadata.PackageNotFoundError:
@@ -129,10 +131,12 @@ def versions_now() -> dict[str, str]:
 
 
 def library_versions_text(versions: dict[str, Any]) -> str:
-    """``"sacreBLEU 2.6.0, NLTK 3.10.4"``: each registered implementation's version, in order."""
+    """``"sacreBLEU 2.6.0, NLTK 3.10.4"``: the version of each registered implementation that
+    ``versions`` names, in registry order."""
     from bleu_compat.libraries.registry import libraries
 
-    return ", ".join(f"{lib.display_name} {versions.get(lib.name)}" for lib in libraries())
+    return ", ".join(f"{lib.display_name} {versions.get(lib.name)}" for lib in libraries()
+                     if lib.name in versions)
 
 
 def _md_value(v: Any) -> str:
@@ -198,7 +202,7 @@ def to_markdown(report: dict[str, Any]) -> str:
     lines += ["", "## Real corpora", "",
               "Each library's own number on its own scale, as it returns it ("
               + "; ".join(f"{lib.native.describe}, {lib.native.scale.replace('-', '–')}"
-                          for lib in _libraries())
+                          for lib in _libraries() if lib.name in report["versions"])
               + "); ours and the exact value as BLEU on the 0–100 scale (100 × the card's bleu).",
               "",
               "| corpus | segments | refs | tokenize | published | implementation | value | scale |",
@@ -278,7 +282,7 @@ def to_junit(report: dict[str, Any]) -> str:
         suite = ET.SubElement(suites, "testsuite", name=tool, tests=str(len(cases)),
                               failures=str(failures), errors="0")
         props = ET.SubElement(suite, "properties")
-        for key in (*(lib.name for lib in _libraries()), "bleu_compat"):
+        for key in (*(lib.name for lib in _libraries() if lib.name in versions), "bleu_compat"):
             ET.SubElement(props, "property", name=key, value=str(versions.get(key)))
         ET.SubElement(props, "property", name="seed", value=str(report["seed"]))
         suite.extend(cases)

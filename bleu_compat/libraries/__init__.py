@@ -111,6 +111,13 @@ def dispatch(
                              error=f"{type(exc).__name__}: {exc}")
     if caught:
         raw["warnings"] = len(caught)
+    if any(isinstance(v, float) and v != v or v in (float("inf"), float("-inf"))
+           for v in output.values() if isinstance(v, float)):
+        # a NaN or infinity the library returned: the JSON-safe marker (never a crash in the
+        # comparison; no model gives it, so it is UNEXPECTED unless a catalog entry says so)
+        from bleu_compat.implementations import _mark_non_finite
+
+        output = {k: _mark_non_finite(v) for k, v in output.items()}
     return AdapterResult(library, version, mode, tool_id, output, raw)
 
 

@@ -31,7 +31,7 @@ from bleu_compat.libraries.plugin import Library
 
 __all__ = [
     "KNOWN_IMPLEMENTATIONS", "ENTRY_POINT_GROUP", "UnknownLibraryError", "libraries", "library",
-    "names", "of_implementation", "implementation_ids", "register", "reset", "quiet_loggers",
+    "names", "of_implementation", "implementation_ids", "installed", "is_installed", "register", "reset", "quiet_loggers",
     "display_name", "join_names", "ENV", "SYNTAX_EXAMPLES",
 ]
 
@@ -57,6 +57,7 @@ ENV = "BLEU_COMPAT_LIBRARIES"
 
 _loaded: tuple[Library, ...] | None = None
 _added: list[Library] = []
+_installed: dict[str, bool] = {}
 
 
 class UnknownLibraryError(ImportError, LookupError):
@@ -143,9 +144,28 @@ def of_implementation(impl: str) -> Library | None:
     return next((lib for lib in libraries() if lib.name == name), None)
 
 
+def is_installed(lib: Library) -> bool:
+    """Whether ``lib`` is installed (:meth:`Library.installed_version` answers; read once)."""
+    if lib.name not in _installed:
+        from importlib import metadata
+
+        try:
+            lib.installed_version()
+            _installed[lib.name] = True
+        except metadata.PackageNotFoundError:
+            _installed[lib.name] = False
+    return _installed[lib.name]
+
+
+def installed() -> tuple[Library, ...]:
+    """The registered implementations that are installed, in report order."""
+    return tuple(lib for lib in libraries() if is_installed(lib))
+
+
 def implementation_ids() -> tuple[str, ...]:
-    """``"<name>/<mode>"`` of every registered implementation and mode, in report order."""
-    return tuple(i for lib in libraries() for i in lib.implementation_ids)
+    """``"<name>/<mode>"`` of every installed registered implementation and mode, in report order
+    (what a crosscheck runs by default: one that is not installed is not run)."""
+    return tuple(i for lib in installed() for i in lib.implementation_ids)
 
 
 def display_name(name: str) -> str:
@@ -177,6 +197,7 @@ def reset() -> None:
     """Forget what was loaded (the next call reads the declarations and the environment again)."""
     global _loaded
     _loaded = None
+    _installed.clear()
 
 
 def quiet_loggers() -> None:

@@ -13,7 +13,8 @@ Modes (SPEC.md §7):
 * ``as_called`` — the corpus tool: ``BLEU(every reference of every segment,
   {N: (1/N,) * N})`` with its default ``smoothing_func=1``, ``get_score(
   hypotheses)[N]``, and ``sum(scores) / len(scores)``.
-* ``mapped`` — a request of one segment only: ``BLEU(that segment's references,
+* ``mapped`` — whitespace-free surrogate tokens, and a request of one segment only:
+  ``BLEU(that segment's references,
   {N: (1/N,) * N}, smoothing_func=0).get_score([hypothesis])``, a corpus BLEU of
   one segment (``smooth_0`` scores an order without a match 0, as the card);
   several segments are not representable (no call scores a corpus).
@@ -80,7 +81,14 @@ def scores(references: list[list[str]], hypotheses: list[list[str]], n: int,
 def _corpus(mode: str, request: dict[str, Any], raw: dict[str, Any]) -> dict[str, Any]:
     hypotheses, references = request["hypotheses"], request["references"]
     n = request.get("max_order", 4)
-    if mode == "mapped":
+    if mode == "mapped":  # whitespace-free surrogates: n-gram strings cannot collide
+        mapping: dict[str, str] = {}
+
+        def enc(tokens: list[str]) -> list[str]:
+            return [mapping.setdefault(t, f"t{len(mapping)}") for t in tokens]
+
+        hypotheses = [enc(h) for h in hypotheses]
+        references = [[enc(r) for r in refs] for refs in references]
         if len(hypotheses) != 1:
             raise NotRepresentable(
                 "fast-bleu scores each hypothesis against one reference set; a corpus BLEU of "

@@ -76,6 +76,25 @@ ENTRIES: tuple[CatalogEntry, ...] = (
         tags=("float",),
     ),
     CatalogEntry(
+        id="FAST-BLEU-NGRAM-STRINGS",
+        library="fast-bleu", verified=VERIFIED, tool_id=CORPUS,
+        fields=("bleu",), modes=("as_called",),
+        title="fast-bleu compares n-grams as strings joined by spaces: tokens holding spaces collide",
+        explanation=(
+            "get_ngrams makes each n-gram the string of its tokens joined by one space, and the "
+            "counts are keyed by that string, so the bigram ('a b', 'c') equals ('a', 'b c'): a "
+            "hypothesis n-gram can match a reference n-gram of other tokens. Model: n-grams "
+            "compared as those strings. The mapped adapter gives whitespace-free surrogates."
+        ),
+        reproducer={"hypotheses": [["x", "a b", "c"]], "references": [[["x", "a", "b c"]]],
+                    "max_order": 2},
+        reproducer_field="bleu", card_value=0, library_value=0.40824829046386296,
+        library_code=_FB + "print(BLEU([['x', 'a', 'b c']], {2: (1/2, 1/2)}).get_score("
+                           "[['x', 'a b', 'c']])[2][0])",
+        library_prints='0.40824829046386296',
+        tags=("tokens",),
+    ),
+    CatalogEntry(
         id="FAST-BLEU-MAX-ORDER-1",
         library="fast-bleu", verified=VERIFIED, tool_id=CORPUS,
         fields=("error",), modes=("as_called", "mapped"),

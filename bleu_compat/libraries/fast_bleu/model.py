@@ -24,7 +24,10 @@ Entry ids and what switching them on does:
   smoothing request's method1 with epsilon 0.1 is ``smooth_1``'s exact 1 / (10 t),
   method ``none`` is ``smooth_0``: ``log(LDBL_MIN)`` for a zero match);
 * ``FAST-BLEU-MAX-ORDER-1``: a max order of 1 fails fast-bleu's ``assert 2 <=
-  min_n``.
+  min_n``;
+* ``FAST-BLEU-NGRAM-STRINGS``: an n-gram is the string of its tokens joined by one
+  space (``get_ngrams``), so n-grams of tokens holding spaces can be equal as
+  strings though their tokens differ (``"a b" + "c"`` and ``"a" + "b c"``).
 """
 
 from __future__ import annotations
@@ -43,6 +46,7 @@ Request = dict[str, Any]
 POOLED = "FAST-BLEU-POOLED-MEAN"
 LONG_DOUBLE = "FAST-BLEU-LONG-DOUBLE"
 MAX_ORDER_1 = "FAST-BLEU-MAX-ORDER-1"
+NGRAM_STRINGS = "FAST-BLEU-NGRAM-STRINGS"
 
 #: fast-bleu's smooth_1 epsilon, Fraction(1, 10)
 EPSILON = Fraction(1, 10)
@@ -88,14 +92,26 @@ def fast_bleu_score(matches: list[Any], totals: list[Any], c: int, r: int, smoot
     return bp * math.exp(s)
 
 
-def pooled_statistics(hypotheses: list[list[str]], pool: list[list[str]], n_orders: int
-                      ) -> list[tuple[list[int], list[int], int, int]]:
-    """Per hypothesis ``(matches, totals floored at 1, c, r)`` against the pooled references."""
-    best: list[dict[tuple[str, ...], int]] = []
+def _counts(tokens: list[str], n: int, joined: bool) -> dict[Any, int]:
+    counts = ngram_counts(tokens, n)
+    if not joined:
+        return dict(counts)
+    out: dict[Any, int] = {}
+    for g, k in counts.items():
+        key = " ".join(g)
+        out[key] = out.get(key, 0) + k
+    return out
+
+
+def pooled_statistics(hypotheses: list[list[str]], pool: list[list[str]], n_orders: int,
+                      joined: bool = False) -> list[tuple[list[int], list[int], int, int]]:
+    """Per hypothesis ``(matches, totals floored at 1, c, r)`` against the pooled references
+    (``joined``: n-grams compared as their tokens joined by one space)."""
+    best: list[dict[Any, int]] = []
     for n in range(1, n_orders + 1):
-        b: dict[tuple[str, ...], int] = {}
+        b: dict[Any, int] = {}
         for ref in pool:
-            for g, k in ngram_counts(ref, n).items():
+            for g, k in _counts(ref, n, joined).items():
                 if k > b.get(g, 0):
                     b[g] = k
         best.append(b)
@@ -104,7 +120,7 @@ def pooled_statistics(hypotheses: list[list[str]], pool: list[list[str]], n_orde
     for h in hypotheses:
         matches, totals = [], []
         for n in range(1, n_orders + 1):
-            counts = ngram_counts(h, n)
+            counts = _counts(h, n, joined)
             matches.append(sum(min(k, best[n - 1].get(g, 0)) for g, k in counts.items()))
             totals.append(max(1, sum(counts.values())))
         r = min(lengths, key=lambda x: (abs(x - len(h)), x))
@@ -125,7 +141,7 @@ def _corpus(mode: str, request: Request, on: frozenset[str], cache: dict[Any, An
     decimals = request.get("decimals")
     if POOLED in on:
         pool = [ref for refs in request["references"] for ref in refs]
-        per = pooled_statistics(request["hypotheses"], pool, n_orders)
+        per = pooled_statistics(request["hypotheses"], pool, n_orders, NGRAM_STRINGS in on)
         scores = [fast_bleu_score(m, t, c, r, "method1") for m, t, c, r in per]
         return {"bleu": _round(sum(scores) / len(scores), decimals)}
     matches, totals, c, r = corpus_truth_stats(request["hypotheses"], request["references"], n_orders)

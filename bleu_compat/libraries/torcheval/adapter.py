@@ -100,6 +100,9 @@ def _smoothing(mode: str, request: dict[str, Any], raw: dict[str, Any]) -> dict[
     if 0 in totals:
         raise NotRepresentable("a total of 0 cannot reach _bleu_score_compute: _bleu_score_update "
                                "raises ValueError('the input is too short ...') for it")
+    if request["candidate_length"] == 0:
+        raise NotRepresentable("a candidate length of 0 cannot reach _bleu_score_compute: every "
+                               "total is then 0 and _bleu_score_update raises for it")
     if len(matches) > 4:
         raise NotRepresentable(f"torcheval counts at most 4 n-gram orders: {len(matches)} given")
     n = len(matches)
