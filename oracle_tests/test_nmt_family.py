@@ -462,3 +462,27 @@ def test_bleuscore_is_hf_bleu_but_where_the_models_say() -> None:
     with pytest.raises(ZeroDivisionError):
         cache.compute([""], [["a"]])
     assert bleuscore.compute([["a"]], [""])["bleu"] == 0.0
+
+
+def test_bleuscore_after_a_fork_does_not_wait_forever(tmp_path: Path) -> None:
+    """bleuscore sums on rayon's thread pool; a process forked after the pool started (a
+    crosscheck's workers after an in-process run: test_cluster.py did this) has no pool threads,
+    and bleuscore.compute there waits forever. The adapter's compute runs such calls in a
+    helper interpreter: the forked workers finish, with the parent's numbers."""
+    pytest.importorskip("bleuscore")
+    script = tmp_path / "fork.py"
+    script.write_text(
+        "from concurrent.futures import ProcessPoolExecutor\n"
+        "from bleu_compat.libraries.bleuscore.adapter import compute\n"
+        "refs = [['a b c %d' % i] for i in range(2000)]\n"
+        "hyps = ['a b c %d x' % i for i in range(2000)]\n"
+        "def child(_):\n"
+        "    return compute(refs, hyps)['bleu']\n"
+        "if __name__ == '__main__':\n"
+        "    parent = compute(refs, hyps)['bleu']\n"
+        "    with ProcessPoolExecutor(2) as pool:\n"
+        "        print(parent, sorted(set(pool.map(child, range(4)))))\n", encoding="utf-8")
+    proc = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    parent, children = proc.stdout.split(" ", 1)
+    assert children.strip() == f"[{parent}]"

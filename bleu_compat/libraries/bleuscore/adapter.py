@@ -71,19 +71,71 @@ def check_release(version: str) -> None:
                                      "compute(..., ref_len_method=...) (pip install bleuscore==0.2.0)")
 
 
+#: the process in which bleuscore's rayon thread pool was started (None: not yet)
+_pool_pid: int | None = None
+_helper: Any = None
+
+#: the helper interpreter's loop: one JSON request per line in, one JSON answer per line out
+_HELPER = """
+import json, sys
+import bleuscore
+for line in sys.stdin:
+    references, predictions, kwargs = json.loads(line)
+    try:
+        answer = {"result": dict(bleuscore.compute(references, predictions, **kwargs))}
+    except BaseException as exc:
+        answer = {"error": type(exc).__name__ + ": " + str(exc)}
+    sys.stdout.write(json.dumps(answer) + "\\n")
+    sys.stdout.flush()
+"""
+
+
+def _in_helper(references: list[list[str]], predictions: list[str], kwargs: dict[str, Any]) -> dict[str, Any]:
+    """``bleuscore.compute`` in a helper interpreter of this process (started once)."""
+    import json
+    import subprocess
+    import sys
+
+    global _helper
+    if _helper is None or _helper.poll() is not None:
+        _helper = subprocess.Popen([sys.executable, "-c", _HELPER], stdin=subprocess.PIPE,
+                                   stdout=subprocess.PIPE, text=True, encoding="utf-8")
+    _helper.stdin.write(json.dumps([references, predictions, kwargs]) + "\n")
+    _helper.stdin.flush()
+    line = _helper.stdout.readline()
+    if not line:
+        raise RuntimeError("bleuscore's helper interpreter ended")
+    answer = json.loads(line)
+    if "error" in answer:
+        raise RuntimeError(f"bleuscore raised {answer['error']}")
+    return dict(answer["result"])
+
+
 def compute(references: Sequence[Sequence[str]], predictions: Sequence[str], **kwargs: Any) -> dict[str, Any]:
     """``bleuscore.compute(references, predictions, **kwargs)``; a Rust panic becomes RuntimeError.
+
+    bleuscore sums its segments on rayon's global thread pool. In a process forked from one
+    whose pool was already started (a crosscheck's worker after an in-process run), the pool's
+    threads do not exist and a call would wait for them forever: there the call runs in a
+    helper interpreter of its own (started once, fed JSON lines), with the same result.
 
     Raises:
         ValueError: no segment (bleuscore panics on an empty corpus).
         RuntimeError: bleuscore panicked.
     """
+    import os
+
     import bleuscore
 
+    global _pool_pid
     if not predictions:
         raise ValueError("bleuscore needs at least one segment (it panics on an empty corpus)")
+    refs, preds = [list(r) for r in references], list(predictions)
+    if _pool_pid is not None and _pool_pid != os.getpid():
+        return _in_helper(refs, preds, dict(kwargs))
+    _pool_pid = os.getpid()
     try:
-        return dict(bleuscore.compute([list(r) for r in references], list(predictions), **kwargs))
+        return dict(bleuscore.compute(refs, preds, **kwargs))
     except (KeyboardInterrupt, SystemExit, GeneratorExit):
         raise
     except BaseException as exc:  # pyo3_runtime.PanicException is a BaseException

@@ -116,8 +116,7 @@ def _corpus(mode: str, request: dict[str, Any], raw: dict[str, Any]) -> dict[str
         tokenizer = default_tokenizer
     raw["module"] = str(module.folder)
     result = cache.compute(preds, refs, tokenizer=tokenizer, max_order=max_order)
-    raw.update({k: (v if not isinstance(v, float) or v == v and abs(v) != float("inf") else repr(v))
-                for k, v in result.items() if k != "precisions"})
+    raw.update({k: v for k, v in result.items() if k != "precisions"})  # finite: c, r > 0 here
     raw["precisions"] = list(result["precisions"])
     matches, totals = recover_matches(result["precisions"], [tokenizer(p) for p in preds], max_order)
     return {
