@@ -266,6 +266,8 @@ def versions_note(baseline: dict[str, Any], current: dict[str, Any]) -> str | No
     from bleu_compat.catalog import LIBRARY_NAMES, is_measured
 
     old, new = baseline.get("versions") or {}, current.get("versions") or {}
+    # the implementations the baseline covers (one registered or installed since is not judged)
+    new = {k: v for k, v in new.items() if k in old}
     if old == new:
         return None
     made = ", ".join(f"{LIBRARY_NAMES.get(k, k)} {v}" for k, v in sorted(old.items()))
@@ -350,8 +352,8 @@ def cmd_gate(args: argparse.Namespace) -> int:
         return 0
     assert baseline is not None
     note = versions_note(baseline, current)
-    if note:
-        print(f"bleu-compat gate: {note}")
+    if note:  # beside a JSON document on stdout, the note goes to stderr
+        print(f"bleu-compat gate: {note}", file=sys.stderr if args.format == "json" else sys.stdout)
     problems = gate_diff(baseline, current)
     failing = [p for p in problems if not p.startswith("(")]
     if args.format == "json":
