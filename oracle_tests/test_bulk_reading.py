@@ -1,6 +1,6 @@
 """Bulk reading and splitting give the tokens of the line-by-line reading rules (issue 12, item 3).
 
-The definition used here is written in this file from README "Reading rules":
+The definition used here is written in this file from docs/score.md "Reading rules":
 the bytes are split at LF only, one CR before each LF (and at the end of a
 last line without LF) is dropped, a missing final newline changes nothing,
 each line is decoded as UTF-8 on its own (the first bad line is the error),
