@@ -336,3 +336,37 @@ def test_registry_restricted_by_environment(tmp_path: Path) -> None:
                           input=request, capture_output=True, text=True, env=env, timeout=120)
     assert proc.returncode == 2
     assert "'bogus'" in proc.stderr and "sacrebleu" in proc.stderr and "Traceback" not in proc.stderr
+
+
+def test_readme_table_of_factors_is_the_rendered_one() -> None:
+    """README's table of implementations x factors is the one `bleu-compat catalog` renders."""
+    from bleu_compat.cli.catalog import factors_table
+
+    table = "\n".join(factors_table()[6:])
+    assert table in (ROOT / "README.md").read_text(encoding="utf-8")
+    assert "\n".join(factors_table()) in (ROOT / "reports" / "divergences.md").read_text(encoding="utf-8")
+
+
+def test_a_library_not_installed_asked_for_by_name_is_exit_2(monkeypatch: pytest.MonkeyPatch,
+                                                              capsys: pytest.CaptureFixture[str]) -> None:
+    """--compare naming an implementation whose library is absent: one line naming the extra,
+    exit 2, nothing run."""
+    import bleu_compat.libraries as libs
+    from bleu_compat.cli import main
+    from bleu_compat.errors import OracleUnavailableError
+
+    real = libs.library_version
+
+    def absent(name: str) -> str:
+        if name == "torchmetrics":
+            raise OracleUnavailableError("torchmetrics is not installed (pip install "
+                                         "'bleu-compat[torch]' (torch==2.13.0 and torchmetrics 1.9))")
+        return real(name)
+
+    monkeypatch.setattr(libs, "library_version", absent)
+    code = main(["score", str(WMT17 / "ref.A.txt"), "-i", str(WMT17 / "sys.uedin-nmt.4722.txt"),
+                 "--compare", "torchmetrics"])
+    err = capsys.readouterr().err
+    assert code == 2
+    assert "torchmetrics is not installed" in err and "bleu-compat[torch]" in err
+    assert "Traceback" not in err
