@@ -67,9 +67,9 @@ def installed_version(library: str) -> str:
     installed; read once per process)."""
     from importlib import metadata
 
-    distribution = next((lib.distribution for lib in _libraries() if lib.name == library), library)
+    lib = next((x for x in _libraries() if x.name == library), None)
     try:
-        return metadata.version(distribution)
+        return lib.installed_version() if lib is not None else metadata.version(library)
     except metadata.PackageNotFoundError:
         return ""
 

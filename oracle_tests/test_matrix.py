@@ -110,7 +110,10 @@ def test_dialect_of_each_release_gives_the_recorded_library_value(e) -> None:
         for mode in e.modes:
             ids = frozenset(x for x in on if mode in catalog.entry(x).modes
                             and catalog.entry(x).tool_id == e.tool_id)
-            out = catalog.MODELS[e.library](e.tool_id, mode, e.reproducer, ids, {})
+            try:
+                out = catalog.MODELS[e.library](e.tool_id, mode, e.reproducer, ids, {})
+            except ModuleNotFoundError as exc:  # a model evaluating with its library's primitives
+                pytest.skip(f"{e.id}: the model needs {exc.name} (not installed)")
             got = out.get("error") if e.reproducer_field == "error" else out.get(e.reproducer_field)
             if e.reproducer_field == "error" and "error" not in out:
                 got = out.get("not_representable")

@@ -48,12 +48,12 @@ def register(subparsers: Any) -> None:
     report_usage_errors(p, json=asks_for("--format", "-f", value="json"))
 
 
-def _version(library: str) -> str:
-    """The installed release of ``library`` (for the JSON form), or "not installed"."""
+def _version(lib: Any) -> str:
+    """The installed release of the implementation ``lib`` (for the JSON form), or "not installed"."""
     from importlib import metadata
 
     try:
-        return metadata.version(library)
+        return str(lib.installed_version())
     except metadata.PackageNotFoundError:
         return "not installed"
 
@@ -232,7 +232,7 @@ def render_json() -> dict[str, Any]:
     from bleu_compat.libraries.registry import libraries
 
     return {"format": JSON_FORMAT,
-            "versions": {lib.name: _version(lib.distribution) for lib in libraries()},
+            "versions": {lib.name: _version(lib) for lib in libraries()},
             "entries": entries,
             "implementations": {lib.name: {"display_name": lib.display_name,
                                            "verified": list(lib.verified),

@@ -301,6 +301,8 @@ def versions_note(baseline: dict[str, Any], current: dict[str, Any]) -> str | No
     from bleu_compat.catalog import LIBRARY_NAMES, is_measured
 
     old, new = baseline.get("versions") or {}, current.get("versions") or {}
+    # the implementations the baseline covers (one registered or installed since is not judged)
+    new = {k: v for k, v in new.items() if k in old}
     if old == new or not new:  # no library ran (users' implementations only): nothing to say
         return None
     made = ", ".join(f"{LIBRARY_NAMES.get(k, k)} {v}" for k, v in sorted(old.items()))

@@ -176,12 +176,16 @@ def versions_now() -> dict[str, str]:
     from bleu_compat.libraries.registry import installed
 
     out = {"bleu_compat": __version__, "python": platform.python_version()}
-    packages = [(lib.name, lib.distribution) for lib in installed()]
-    for key, dist in packages + [("mpmath", "mpmath"), ("hypothesis", "hypothesis")]:
+    for lib in installed():
         try:
-            out[key] = metadata.version(dist)
+            out[lib.name] = lib.installed_version()
         except metadata.PackageNotFoundError:
-            out[key] = "not installed"
+            out[lib.name] = "not installed"
+    for dist in ("mpmath", "hypothesis"):
+        try:
+            out[dist] = metadata.version(dist)
+        except metadata.PackageNotFoundError:
+            out[dist] = "not installed"
     return out
 
 

@@ -139,7 +139,7 @@ def library_version(library: str) -> str:
 
     lib = declared(library)
     try:
-        return metadata.version(lib.distribution)
+        return lib.installed_version()
     except metadata.PackageNotFoundError:
         hint = f" ({lib.install})" if lib.install else ""
         raise OracleUnavailableError(f"{library} is not installed{hint}") from None

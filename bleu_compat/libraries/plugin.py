@@ -194,7 +194,12 @@ class Library:
             (``"sacrebleu/as_called"``), its key in reports' ``versions``.
         display_name: how it spells itself (``"sacreBLEU"``).
         distribution: the package whose installed version is its version
-            (``importlib.metadata.version``).
+            (``importlib.metadata.version``), unless ``version_source`` is set.
+        version_source: ``"module:function"`` giving the installed version of an
+            implementation that is not an installed distribution (HF evaluate's
+            ``bleu``, a module in the Hugging Face modules cache); the function
+            raises ``importlib.metadata.PackageNotFoundError`` when it is absent.
+            None: ``distribution``'s metadata.
         import_modules: the modules its adapter imports (what must import for
             it to be usable).
         adapter, model, entries: the modules (dotted paths) of its adapter, its
@@ -252,6 +257,7 @@ class Library:
     in_default_compare: bool = False
     tokenizers: tuple[str, ...] = ()
     model_imports: tuple[str, ...] = ()
+    version_source: str | None = None
 
     def __post_init__(self) -> None:
         missing = [n for n in FACTOR_NAMES if n not in self.factors]
@@ -263,6 +269,18 @@ class Library:
             raise ValueError(f"{self.name!r}: an implementation name is non-empty, without '/'")
 
     # ------------------------------------------------------------------ lazy parts
+    def installed_version(self) -> str:
+        """Its installed version: ``version_source``'s answer, else ``distribution``'s metadata.
+
+        Raises:
+            importlib.metadata.PackageNotFoundError: it is not installed.
+        """
+        if self.version_source:
+            return str(_attribute(self.version_source)())
+        from importlib import metadata
+
+        return metadata.version(self.distribution)
+
     def adapter_module(self) -> Any:
         """The adapter module (imports it; the library itself is imported only when it runs)."""
         return _attribute(self.adapter)

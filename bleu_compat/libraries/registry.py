@@ -43,6 +43,9 @@ KNOWN_IMPLEMENTATIONS: dict[str, str] = {
     "torcheval": "bleu_compat.libraries.torcheval:LIBRARY",
     "pycocoevalcap": "bleu_compat.libraries.pycocoevalcap:LIBRARY",
     "fast-bleu": "bleu_compat.libraries.fast_bleu:LIBRARY",
+    "hf-bleu": "bleu_compat.libraries.hf_bleu:LIBRARY",
+    "bleuscore": "bleu_compat.libraries.bleuscore:LIBRARY",
+    "t2t": "bleu_compat.libraries.t2t:LIBRARY",
 }
 #: examples of ``score --compare`` configurations for the syntax help (those whose
 #: implementation is registered are shown)
@@ -142,16 +145,16 @@ def of_implementation(impl: str) -> Library | None:
 
 
 def is_installed(lib: Library) -> bool:
-    """Whether ``lib``'s distribution is installed (its package metadata is there; read once)."""
-    if lib.distribution not in _installed:
+    """Whether ``lib`` is installed (:meth:`Library.installed_version` answers; read once)."""
+    if lib.name not in _installed:
         from importlib import metadata
 
         try:
-            metadata.version(lib.distribution)
-            _installed[lib.distribution] = True
+            lib.installed_version()
+            _installed[lib.name] = True
         except metadata.PackageNotFoundError:
-            _installed[lib.distribution] = False
-    return _installed[lib.distribution]
+            _installed[lib.name] = False
+    return _installed[lib.name]
 
 
 def installed() -> tuple[Library, ...]:

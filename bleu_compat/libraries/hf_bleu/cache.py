@@ -1,0 +1,165 @@
+"""The user's cached HF evaluate ``bleu`` module, found where ``evaluate`` looks for it, offline.
+
+``evaluate.load("bleu")`` downloads the metric script from the Hugging Face Hub
+(``evaluate-metric/bleu``) and, through the ``# From:`` comment on its import,
+tensorflow/nmt's ``bleu.py``; it copies them into its dynamic modules cache::
+
+    $HF_MODULES_CACHE/evaluate_modules/metrics/evaluate-metric--bleu/<64-hex hash>/
+        bleu.py  nmt_bleu.py  tokenizer_13a.py  bleu.json
+
+with ``HF_MODULES_CACHE`` defaulting to ``$HF_HOME/modules`` and ``HF_HOME`` to
+``$XDG_CACHE_HOME/huggingface`` (``~/.cache/huggingface``): evaluate's
+``config.py`` (0.4.6). Offline, evaluate falls back to the hash folder whose
+``bleu.py`` was modified last (``CachedEvaluationModuleFactory``); so does
+:func:`find`. The PyPI wheel of ``evaluate`` ships no metric scripts, so without
+this cache there is no HF ``bleu`` to run.
+
+:func:`load` imports the module's ``nmt_bleu.py`` (``compute_bleu``) and
+``tokenizer_13a.py`` (``Tokenizer13a``) from that folder under private names;
+they need only the standard library. ``bleu.py`` itself imports ``evaluate``
+and ``datasets`` and is only read (its SHA-256 names the release): its
+``Bleu._compute``, eight lines of glue, is :func:`compute` here.
+
+The release (:func:`version`) is named by the SHA-256 of the three files:
+:data:`KNOWN` lists the contents published in huggingface/evaluate's
+``metrics/bleu`` and tensorflow/nmt's ``nmt/scripts/bleu.py``.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import importlib.util
+import os
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Callable, Sequence
+
+__all__ = ["modules_cache", "find", "version", "load", "compute", "KNOWN", "CachedModule"]
+
+#: the module's folder under the dynamic modules cache
+MODULE_DIR = ("evaluate_modules", "metrics", "evaluate-metric--bleu")
+#: the files of one cached module
+FILES = ("bleu.py", "nmt_bleu.py", "tokenizer_13a.py")
+
+#: SHA-256 of (bleu.py, nmt_bleu.py, tokenizer_13a.py) -> the release's name: the date of
+#: the huggingface/evaluate commit that gave bleu.py this content (3a62fc3, 2022-07-05: the
+#: module evaluate 0.2.0-0.4.6 load; dfdd0cc, 2022-05-26: evaluate 0.1.x), with
+#: tokenizer_13a.py of 3caef63 (2022-05-02) and tensorflow/nmt's bleu.py of afd0dfc (2017).
+_NMT = "d35b20182f82f22f1c31232df1d25977328cf011178fcd381c2d82ee4116b40b"
+_TOK = "496ba6b982897605ca52ac06595a0e59496c8563e26a28b47f14a0cfba725a91"
+KNOWN: dict[tuple[str, str, str], str] = {
+    ("41aebd59ddb0306117c049edf6a2f71b978cf0c5cce1da63f0e1551987f34315", _NMT, _TOK): "2022.7.5",
+    ("a5477a6e319748f22492a7a2ed54206002e86886e186146a106d984e7efe8dc7", _NMT, _TOK): "2022.5.26",
+}
+
+
+def modules_cache() -> Path:
+    """``$HF_MODULES_CACHE``, else ``$HF_HOME/modules``, else
+    ``$XDG_CACHE_HOME/huggingface/modules`` (``~/.cache/huggingface/modules``), as evaluate's
+    ``config.py`` computes it."""
+    xdg = os.environ.get("XDG_CACHE_HOME", "~/.cache")
+    home = os.path.expanduser(os.environ.get("HF_HOME", os.path.join(xdg, "huggingface")))
+    return Path(os.environ.get("HF_MODULES_CACHE", os.path.join(home, "modules")))
+
+
+@dataclass(frozen=True)
+class CachedModule:
+    """One cached ``bleu`` module: its folder and its files' SHA-256."""
+
+    folder: Path
+    digests: tuple[str, str, str]
+
+    @property
+    def version(self) -> str:
+        """The release name (:data:`KNOWN`), or ``unknown-<12 hex>`` for other contents."""
+        known = KNOWN.get(self.digests)
+        if known:
+            return known
+        joined = hashlib.sha256("".join(self.digests).encode()).hexdigest()
+        return f"unknown-{joined[:12]}"
+
+
+def find() -> CachedModule | None:
+    """The module evaluate would load offline (the hash folder whose ``bleu.py`` is newest), or
+    None when the cache holds none with all three files."""
+    base = modules_cache().joinpath(*MODULE_DIR)
+    try:
+        folders = [base / h for h in os.listdir(base) if len(h) == 64]
+    except OSError:
+        return None
+    complete = [f for f in folders if all((f / name).is_file() for name in FILES)]
+    if not complete:
+        return None
+    folder = max(complete, key=lambda f: ((f / "bleu.py").stat().st_mtime, f.name))
+    digests = tuple(hashlib.sha256((folder / name).read_bytes()).hexdigest() for name in FILES)
+    return CachedModule(folder, digests)  # type: ignore[arg-type]
+
+
+def version() -> str:
+    """The installed (cached) release, for the registry (``Library.version_source``).
+
+    Raises:
+        importlib.metadata.PackageNotFoundError: no cached ``bleu`` module.
+    """
+    from importlib import metadata
+
+    found = find()
+    if found is None:
+        raise metadata.PackageNotFoundError(
+            f"HF evaluate bleu (no cached module under {modules_cache().joinpath(*MODULE_DIR)})")
+    return found.version
+
+
+_loaded: dict[Path, tuple[Any, Any]] = {}
+
+
+def load() -> tuple[Callable[..., Any], Callable[[str], list[str]], CachedModule]:
+    """``(compute_bleu, Tokenizer13a(), module)`` from the cached module's own files.
+
+    Raises:
+        OracleUnavailableError: no cached module.
+    """
+    from bleu_compat.errors import OracleUnavailableError
+
+    found = find()
+    if found is None:
+        raise OracleUnavailableError(
+            f"hf-bleu is not installed: no cached evaluate 'bleu' module under "
+            f"{modules_cache().joinpath(*MODULE_DIR)} (run evaluate.load('bleu') once online, "
+            "or set HF_MODULES_CACHE / HF_HOME)")
+    if found.folder not in _loaded:
+        tag = "_bleu_compat_hf_bleu_" + found.folder.name[:16]
+        modules = []
+        for name in ("nmt_bleu", "tokenizer_13a"):
+            spec = importlib.util.spec_from_file_location(f"{tag}_{name}", found.folder / f"{name}.py")
+            assert spec is not None and spec.loader is not None
+            module = importlib.util.module_from_spec(spec)
+            sys.modules[spec.name] = module
+            spec.loader.exec_module(module)
+            modules.append(module)
+        _loaded[found.folder] = (modules[0].compute_bleu, modules[1].Tokenizer13a())
+    compute_bleu, tokenizer = _loaded[found.folder]
+    return compute_bleu, tokenizer, found
+
+
+def compute(predictions: Sequence[str], references: Sequence[Any],
+            tokenizer: Callable[[str], list[str]] | None = None, max_order: int = 4,
+            smooth: bool = False) -> dict[str, Any]:
+    """``evaluate.load("bleu").compute(predictions=..., references=..., ...)`` without evaluate.
+
+    The glue of ``bleu.py``'s ``Bleu._compute`` (a list of strings as references is one
+    reference per prediction; ``tokenizer`` applied to every string, by default the
+    module's ``Tokenizer13a``), then the module's own ``compute_bleu``; the result dict
+    has ``_compute``'s keys. A library exception propagates.
+    """
+    compute_bleu, default_tokenizer, _ = load()
+    tok = default_tokenizer if tokenizer is None else tokenizer
+    if isinstance(references[0], str):
+        references = [[ref] for ref in references]
+    refs = [[tok(r) for r in ref] for ref in references]
+    preds = [tok(p) for p in predictions]
+    bleu, precisions, bp, ratio, translation_length, reference_length = compute_bleu(
+        reference_corpus=refs, translation_corpus=preds, max_order=max_order, smooth=smooth)
+    return {"bleu": bleu, "precisions": precisions, "brevity_penalty": bp, "length_ratio": ratio,
+            "translation_length": translation_length, "reference_length": reference_length}
