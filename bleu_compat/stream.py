@@ -1,14 +1,17 @@
 """Corpus statistics of line-aligned files, streamed in bounded memory.
 
 What ``bleu-compat score`` computes: the files are read block by block, each
-block tokenized and counted by the vectorised kernel of :mod:`bleu_compat.fast`,
-per segment if asked, in the same pass. With ``none``, a block that
+block tokenized and counted, per segment if asked, in the same pass. Where
+the C kernel is built (``bleu_compat._ckernel``), a block of each file is
+tokenized whole (:func:`bleu_compat.tokenizers.block.tokenize_block`) and
+counted by its ``counts``; otherwise by the vectorised kernel of
+:mod:`bleu_compat.fast`. Without the C kernel, with ``none``, a block that
 :func:`bleu_compat.tokenizers.bytes_split_is_str_split` accepts is split and
 interned in numpy without a Python object per token
 (:func:`bleu_compat.fast.numpy_bytes_counts`: the tokens of ``str.split()``
-line by line); other blocks and tokenizers go line by line. Outside the core because tokenizing may need sacreBLEU
-(:mod:`bleu_compat.tokenizers`); numpy is imported only for blocks large
-enough to need it.
+line by line); other blocks and tokenizers go line by line. Outside the core
+because it tokenizes (:mod:`bleu_compat.tokenizers`); numpy is imported only
+for blocks large enough to need it, and never with the C kernel.
 """
 
 from __future__ import annotations
@@ -31,6 +34,7 @@ from .tokenizers import (
     bytes_split_is_str_split,
     get_tokenizer,
 )
+from .tokenizers.block import kernel, tokenize_block
 
 __all__ = ["corpus_stats_files", "STREAM_BLOCK_TOKENS"]
 
@@ -59,10 +63,12 @@ def corpus_stats_files(
     """Corpus sufficient statistics of line-aligned files, streamed in bounded memory.
 
     The files are read block by block (:func:`bleu_compat.corpus_io.iter_line_blocks`),
-    each block's lines tokenized (:mod:`bleu_compat.tokenizers`: with
-    ``none``, split and interned in bulk by
-    :func:`bleu_compat.fast.numpy_bytes_counts` when that gives the same
-    tokens) and counted with the vectorised kernel; only one block is held. Segment i's hypothesis is
+    each block's lines tokenized (:mod:`bleu_compat.tokenizers`) and counted:
+    by the C kernel where it is built (the block tokenized whole,
+    :func:`bleu_compat.tokenizers.block.tokenize_block`); else with ``none``
+    split and interned in bulk by :func:`bleu_compat.fast.numpy_bytes_counts`
+    when that gives the same tokens, and otherwise line by line and counted
+    with the vectorised kernel; only one block is held. Segment i's hypothesis is
     line i of ``hypothesis`` and its references are line i of each file in
     ``references``. The files must have been checked first
     (:func:`bleu_compat.corpus_io.scan_file`: UTF-8, equal line counts).
@@ -83,7 +89,6 @@ def corpus_stats_files(
 
     Raises:
         ConfigError: ``max_order`` < 1 or an unknown tokenizer.
-        OracleUnavailableError: the tokenizer needs sacreBLEU, not installed.
         CorpusReadError: a file cannot be read or changed while being read.
     """
     check_max_order(max_order)
@@ -96,9 +101,17 @@ def corpus_stats_files(
     totals = [0] * max_order
     hyp_len = ref_len = 0
     first = 0
+    ckernel = kernel()
     for n_lines, chunks in iter_line_blocks([hypothesis, *references], lambda: block["lines"]):
         rows: list[list[int]] = []
-        if sum(map(len, chunks)) >= _NUMPY_MIN_BYTES and numpy_available():
+        if ckernel is not None:
+            # the C kernel: each file's block tokenized whole, then counted (issue 20)
+            m, t, h, r, n_tokens, c_rows = ckernel.counts(
+                [tokenize_block(chunk, tokenize) for chunk in chunks], n_lines, max_order,
+                on_segments is not None)
+            if c_rows is not None:
+                rows = c_rows
+        elif sum(map(len, chunks)) >= _NUMPY_MIN_BYTES and numpy_available():
             if tokenize == "none" and all(map(bytes_split_is_str_split, chunks)):
                 # tokens split and interned in numpy, no Python object per token
                 counts, n_tokens = _bytes_counts(
