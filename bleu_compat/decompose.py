@@ -701,16 +701,23 @@ class CompareResult:
         system: the system file.
         runs: one :class:`ConfigRun` per configuration, in the order given.
         decompositions: one :class:`Decomposition` per pair (i < j).
+        token_mismatches: per sacreBLEU tokenizer run on the raw text (tokenizer and
+            ``-lc``) whose tokens differ from ours for the installed release, the first
+            line where they do (:class:`bleu_compat.tokenizers.check.TokenMismatch`);
+            each is UNEXPECTED.
     """
 
     system: str
     runs: tuple[ConfigRun, ...]
     decompositions: tuple[Decomposition, ...]
+    token_mismatches: tuple[Any, ...] = ()
 
     @property
     def unexpected(self) -> bool:
-        """True when some pair's numbers are not reproduced by the models."""
-        return any(d.unexpected for d in self.decompositions)
+        """True when some pair's numbers are not reproduced by the models, or the installed
+        sacreBLEU tokenized some line otherwise than our tokenizer for its release
+        (:attr:`token_mismatches`, :mod:`bleu_compat.tokenizers.check`)."""
+        return any(d.unexpected for d in self.decompositions) or bool(self.token_mismatches)
 
     def segment_causes(self) -> Callable[[int], dict[str, list[str]]]:
         """``line -> {"sacrebleu -> nltk": ["tokenization", ...], ...}`` (1-based lines).
@@ -937,6 +944,7 @@ def compare(hypothesis: str, references: Sequence[str],
         points = library_points(c, hyp_lines, ref_lines)
         bleu = points / 100 if c.implementation == "sacrebleu" else points
         runs.append(ConfigRun(c, bleu, points if c.implementation == "sacrebleu" else 100 * bleu))
+    mismatches = _token_check(cfgs, hypothesis, hyp_lines, references, ref_lines, progress)
     stats = _Statistics(hypothesis, references, max_order)
     try:
         ev = _Evaluator(stats, max_order)
@@ -947,7 +955,33 @@ def compare(hypothesis: str, references: Sequence[str],
             decs.append(decompose(cfgs[i], cfgs[j], runs[i].bleu, runs[j].bleu, ev))
     finally:
         stats.close()
-    return CompareResult(hypothesis, tuple(runs), tuple(decs))
+    return CompareResult(hypothesis, tuple(runs), tuple(decs), mismatches)
+
+
+def _token_check(cfgs: Sequence[Configuration], hypothesis: str, hyp_lines: Sequence[str],
+                 references: Sequence[str], ref_lines: Sequence[Sequence[str]],
+                 progress: Callable[[str], Any] | None) -> tuple[Any, ...]:
+    """The installed sacreBLEU's tokens against ours, once per tokenizer it ran on raw text.
+
+    Issue 20: our tokenizers are the judge's; a sacreBLEU whose tokenizer lost a
+    rule gives other tokens, and that must be reported, not explained.
+    """
+    from bleu_compat.tokenizers.check import first_mismatch
+
+    sources = [(hypothesis, hyp_lines), *zip(references, ref_lines)]
+    seen: set[tuple[str, bool]] = set()
+    out = []
+    for c in cfgs:
+        key = ("none" if c.tokenize == "split" else c.tokenize, c.lowercase)
+        if c.implementation != "sacrebleu" or key in seen:
+            continue
+        seen.add(key)
+        if progress:
+            progress(f"checking sacreBLEU's {key[0]} tokens against ours")
+        mismatch = first_mismatch(sources, key[0], key[1])
+        if mismatch is not None:
+            out.append(mismatch)
+    return tuple(out)
 
 
 def first_lines(lines: Sequence[int], limit: int = FIRST_LINES) -> str:

@@ -103,7 +103,8 @@ def register(subparsers: Any) -> None:
         "-tok", "--tokenize", choices=TOKENIZERS, default=None,
         help=(
             "13a (default in the `REF ... -i SYS ...` form, as sacreBLEU), intl, zh, char: "
-            "tokenize raw text with sacreBLEU's own tokenizers first (needs sacreBLEU). "
+            "tokenize raw text first, exactly as sacreBLEU's tokenizers of that name do "
+            "(bleu-compat's own implementation; sacreBLEU is not needed). "
             "none (default in the `HYP REF` form, multi-bleu.perl's pre-tokenized text): tokens "
             "are whitespace-separated (Python str.split: Unicode whitespace, NBSP included; "
             "U+200B and U+FEFF are not whitespace). A convenience of the command line, "
@@ -426,7 +427,8 @@ def _compare_json(c: Any, res: Any = None) -> dict[str, Any]:
     extra: dict[str, Any] = {}
     if res is not None:
         extra = {"configurations": _configurations_json(res),
-                 "decomposition": _decomposition_json(res)}
+                 "decomposition": _decomposition_json(res),
+                 "token_mismatches": [m.to_json() for m in getattr(res, "token_mismatches", ())]}
     return {
         **extra,
         "card": c.card,
@@ -955,6 +957,8 @@ def _configs_text(names: list[str], results: list[Any], versions: dict[str, str]
                          run.config.signature()])
         out.append(_markdown(rows) if markdown else
                    "\n".join("  " + line for line in _aligned(rows, (0, 2, 3)).splitlines()))
+        for mismatch in getattr(res, "token_mismatches", ()):  # issue 20: the library's tokens
+            out.append(("- " if markdown else "") + f"UNEXPECTED {mismatch.message()}")
         for d in res.decompositions:
             a = next(r for r in res.runs if r.config.name == d.frm)
             b = next(r for r in res.runs if r.config.name == d.to)

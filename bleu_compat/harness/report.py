@@ -215,6 +215,8 @@ def to_markdown(report: dict[str, Any]) -> str:
                       "implementation's output.", ""]
         if u["command"]:
             lines += ["Minimal reproducer (shrunk by hypothesis):", "", "```sh", u["command"], "```", ""]
+        elif (u.get("request") or {}).get("token_check"):
+            lines += [f"(real corpus; not shrunk) {u['request']['token_check']}", ""]
         else:
             lines += ["(real corpus; not shrunk)", ""]
     return "\n".join(lines) + "\n"

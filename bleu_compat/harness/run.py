@@ -326,7 +326,47 @@ def _run_real(real: RealSet, implementations: tuple[str, ...], root: str | None)
     tally.unexpected = [replace(d, request={"real_corpus": real.name}) for d in tally.unexpected]
     tally.ulps.clear()
     tally.ulps_max.clear()
+    check = _token_check(real, Path(root) if root else None, implementations)
+    if check is not None:
+        tally.real[-1]["token_check"] = check["record"]
+        if check["discrepancy"] is not None:
+            tally.unexpected.append(check["discrepancy"])
     return tally
+
+
+def _token_check(real: RealSet, root: Path | None,
+                 implementations: tuple[str, ...]) -> dict[str, Any] | None:
+    """The installed sacreBLEU's tokens of the real corpus's raw lines against ours (issue 20).
+
+    The corpus's request is tokenized with our tokenizer (:func:`load_real_set`);
+    here the installed sacreBLEU tokenizes the same lines as its BLEU does and
+    every line is compared with our tokenizer for that release
+    (:mod:`bleu_compat.tokenizers.check`). A difference is an UNEXPECTED
+    discrepancy of the field ``tokens`` (both token lists of the first differing
+    line as the card's and the library's values), never explained. None when no
+    sacreBLEU implementation runs.
+    """
+    impl = next((i for i in implementations if i.startswith("sacrebleu/")), None)
+    if impl is None:
+        return None
+    from bleu_compat.tokenizers.check import check_files, installed_release
+
+    base = (root or fixtures_dir()) / real.name
+    files = [(f"{real.name}/{name}", str(base / name))
+             for name in (real.hypothesis, *real.references)]
+    release = installed_release()
+    mismatch = check_files(files, real.tokenize, release=release)
+    lines = sum(1 for _ in open(base / real.hypothesis, "rb")) * len(files)
+    record = {"tokenizer": real.tokenize, "sacrebleu": release, "files": len(files),
+              "lines": lines, "same": mismatch is None,
+              "first_difference": mismatch.to_json() if mismatch else None}
+    if mismatch is None:
+        return {"record": record, "discrepancy": None}
+    return {"record": record, "discrepancy": Discrepancy(
+        "bleu-corpus-compute", f"real:{real.name}", impl, "tokens", list(mismatch.ours),
+        list(mismatch.theirs), None, (),
+        {"real_corpus": real.name, "token_check": mismatch.message()},
+    )}
 
 
 Progress = Callable[[int], None]
