@@ -16,7 +16,6 @@ setup(
             "bleu_compat._ckernel",
             ["bleu_compat/_ckernel.c"],
             optional=True,
-            extra_compile_args=["-O2"],
         )
     ]
 )
