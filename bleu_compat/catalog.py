@@ -33,16 +33,21 @@ from bleu_compat.libraries.nltk.entries import ENTRIES as _NLTK_ENTRIES
 from bleu_compat.libraries.nltk.entries import VERIFIED as _NLTK_VERIFIED
 from bleu_compat.libraries.nltk.model import evaluate as _nltk_evaluate
 from bleu_compat.libraries.sacrebleu.entries import ENTRIES as _SACREBLEU_ENTRIES
+from bleu_compat.libraries.sacrebleu.entries import TOKENIZER_ENTRIES as _SACREBLEU_TOKENIZER_ENTRIES
 from bleu_compat.libraries.sacrebleu.entries import VERIFIED as _SACREBLEU_VERIFIED
 from bleu_compat.libraries.sacrebleu.model import evaluate as _sacrebleu_evaluate
 
 __all__ = [
-    "CatalogEntry", "ENTRIES", "MODELS", "MEASURED", "LIBRARY_NAMES", "entry", "entries_for",
+    "CatalogEntry", "ENTRIES", "TOKENIZER_ENTRIES", "MODELS", "MEASURED", "LIBRARY_NAMES", "entry", "entries_for",
     "classify", "Reproduction", "dialect_entries", "known_dialects", "dialect_label",
     "is_measured", "version_notice", "version_key", "installed_version",
 ]
 
 ENTRIES: tuple[CatalogEntry, ...] = _SACREBLEU_ENTRIES + _NLTK_ENTRIES
+
+#: how a release's tokenizer differs from the newest measured release's (issue 20); not card
+#: differences, so not in :data:`ENTRIES` (see ``TokenizerEntry``)
+TOKENIZER_ENTRIES = _SACREBLEU_TOKENIZER_ENTRIES
 
 #: library -> its dialect (``evaluate(tool_id, mode, request, on, cache)``)
 MODELS: dict[str, Model] = {
