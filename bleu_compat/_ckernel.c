@@ -8,9 +8,7 @@
  *   tokenize(data, mode) -> bytes
  *       The tokens of every line, as bleu_compat.tokenizers.reference gives
  *       them, written as bytes: a line's tokens joined by single spaces, every
- *       line ended by LF. mode 0 = 13a's language-dependent part (the caller
- *       has replaced <skipped> and the four entities, in mteval-v13a.pl's
- *       order), mode 1 = zh, mode 2 = char.
+ *       line ended by LF. mode 0 = 13a, mode 1 = zh, mode 2 = char.
  *
  *   counts(chunks, n_seg, max_order, per_segment) -> tuple
  *       BLEU's exact sufficient statistics of a block of line-aligned files
@@ -261,6 +259,38 @@ static void western_line(Out *w, const unsigned char *s, Py_ssize_t n, int mode)
     }
 }
 
+/* One replacement pass of pat -> rep (rep no longer than pat) over s[0..n), in place, as
+ * str.replace: every non-overlapping occurrence from the left. Returns the new length. */
+static Py_ssize_t replace_all(unsigned char *s, Py_ssize_t n, const char *pat, const char *rep)
+{
+    Py_ssize_t pn = (Py_ssize_t)strlen(pat), rn = (Py_ssize_t)strlen(rep), i = 0, o = 0;
+    while (i < n) {
+        if (s[i] == (unsigned char)pat[0] && n - i >= pn && memcmp(s + i, pat, (size_t)pn) == 0) {
+            memcpy(s + o, rep, (size_t)rn);
+            o += rn;
+            i += pn;
+        } else {
+            s[o++] = s[i++];
+        }
+    }
+    return o;
+}
+
+/* 13a's language-independent part on a line that holds '&' or '<' (copied to buf first):
+ * <skipped> removed, then the entities replaced in mteval-v13a.pl's order (&amp;lt; -> <). */
+static Py_ssize_t entities_13a(unsigned char *buf, const unsigned char *s, Py_ssize_t n)
+{
+    memcpy(buf, s, (size_t)n);
+    n = replace_all(buf, n, "<skipped>", "");
+    if (memchr(buf, '&', (size_t)n)) {
+        n = replace_all(buf, n, "&quot;", "\"");
+        n = replace_all(buf, n, "&amp;", "&");
+        n = replace_all(buf, n, "&lt;", "<");
+        n = replace_all(buf, n, "&gt;", ">");
+    }
+    return n;
+}
+
 static PyObject *tokenize(PyObject *self, PyObject *args)
 {
     Py_buffer view;
@@ -281,6 +311,12 @@ static PyObject *tokenize(PyObject *self, PyObject *args)
     }
     unsigned char *buf = PyMem_Malloc((size_t)(2 * view.len + 2));
     if (!buf) {
+        PyBuffer_Release(&view);
+        return PyErr_NoMemory();
+    }
+    unsigned char *scratch = PyMem_Malloc((size_t)view.len + 1);  /* a line, for 13a's entities */
+    if (!scratch) {
+        PyMem_Free(buf);
         PyBuffer_Release(&view);
         return PyErr_NoMemory();
     }
@@ -310,12 +346,18 @@ static PyObject *tokenize(PyObject *self, PyObject *args)
                 for (Py_ssize_t k; e > s && (k = ws_len_before(s, e)) > 0;)
                     e -= k;
             }
-            western_line(&w, s, e - s, mode);
+            if (mode == MODE_13A && (memchr(s, '&', (size_t)(e - s)) || memchr(s, '<', (size_t)(e - s)))) {
+                Py_ssize_t n = entities_13a(scratch, s, e - s);
+                western_line(&w, scratch, n, mode);
+            } else {
+                western_line(&w, s, e - s, mode);
+            }
         }
         *w.o++ = '\n';
     }
     PyObject *result = PyBytes_FromStringAndSize((const char *)buf, w.o - buf);
     PyMem_Free(buf);
+    PyMem_Free(scratch);
     PyBuffer_Release(&view);
     return result;
 }
@@ -349,36 +391,51 @@ static inline uint64_t hash_bytes(const unsigned char *p, Py_ssize_t n)
 
 typedef struct {             /* one file's block, split */
     Py_ssize_t *line_start;  /* n_seg + 1 token indices */
-    uint32_t *ids;           /* token ids */
+    Py_ssize_t *off;         /* per token: its first byte */
+    uint32_t *len;           /* per token: its length in bytes */
+    uint32_t *ids;           /* per token: its id within its segment (set segment by segment) */
     Py_ssize_t n_tok;
 } Split;
 
 /*
- * The interning table: open addressing, grown at half load. A token of at most 8
- * bytes is keyed by its bytes as one zero-padded word and its length (a token may
- * hold NUL bytes, so the length tells "a" from "a\0"); a longer token by a hash of
- * its bytes, and compared byte for byte.
+ * Token ids, segment by segment: equal ids within a segment if and only if equal bytes
+ * (n-grams are compared only within a segment, so a segment's hypothesis and references
+ * are all that need one numbering; a small table per segment stays in the cache).
+ * Open addressing at most half full. A token of at most 8 bytes is keyed by its bytes as
+ * one zero-padded word and its length (a token may hold NUL bytes, so the length tells
+ * "a" from "a\0"); a longer one by a hash of its bytes, and compared byte for byte.
  */
 typedef struct {
     uint64_t key;            /* the token's bytes (<= 8) or its hash */
-    uint32_t len;            /* its length (capped: a longer one is compared by bytes) */
+    uint32_t len;            /* its length, or 9 for any longer token */
     uint32_t id1;            /* id + 1; 0 = empty */
 } Slot;
 
 typedef struct {
     Slot *slots;
-    const unsigned char **tok_p;  /* per id: its bytes, for tokens longer than 8 */
+    const unsigned char **tok_p;  /* per id: its bytes and length (for long tokens) */
     Py_ssize_t *tok_n;
-    Py_ssize_t cap, n_ids;
+    Py_ssize_t cap, n_ids, mask;
 } Vocab;
 
-static int vocab_alloc(Vocab *v, Py_ssize_t cap)
+static int vocab_reserve(Vocab *v, Py_ssize_t tokens)
 {
-    v->cap = cap;
-    v->slots = PyMem_Calloc((size_t)cap, sizeof(Slot));
-    v->tok_p = PyMem_Malloc((size_t)(cap / 2) * sizeof(*v->tok_p));
-    v->tok_n = PyMem_Malloc((size_t)(cap / 2) * sizeof(*v->tok_n));
-    return (v->slots && v->tok_p && v->tok_n) ? 0 : -1;
+    Py_ssize_t cap = 16;
+    while (cap < 2 * tokens + 2) {
+        if (cap > PY_SSIZE_T_MAX / 64)
+            return -1;
+        cap *= 2;
+    }
+    if (cap <= v->cap)
+        return 0;
+    PyMem_Free(v->slots);
+    PyMem_Free(v->tok_p);
+    PyMem_Free(v->tok_n);
+    v->slots = PyMem_Malloc((size_t)cap * sizeof(Slot));
+    v->tok_p = PyMem_Malloc((size_t)cap * sizeof(*v->tok_p));
+    v->tok_n = PyMem_Malloc((size_t)cap * sizeof(*v->tok_n));
+    v->cap = (v->slots && v->tok_p && v->tok_n) ? cap : 0;
+    return v->cap ? 0 : -1;
 }
 
 static void vocab_free(Vocab *v)
@@ -386,9 +443,17 @@ static void vocab_free(Vocab *v)
     PyMem_Free(v->slots);
     PyMem_Free(v->tok_p);
     PyMem_Free(v->tok_n);
-    v->slots = NULL;
-    v->tok_p = NULL;
-    v->tok_n = NULL;
+}
+
+/* Start a segment of ``tokens`` tokens (the table was reserved for at least that many). */
+static void vocab_start(Vocab *v, Py_ssize_t tokens)
+{
+    Py_ssize_t size = 16;
+    while (size < 2 * tokens + 2)
+        size *= 2;
+    memset(v->slots, 0, (size_t)size * sizeof(Slot));
+    v->mask = size - 1;
+    v->n_ids = 0;
 }
 
 static inline uint64_t slot_hash(uint64_t key, uint32_t len)
@@ -396,41 +461,11 @@ static inline uint64_t slot_hash(uint64_t key, uint32_t len)
     return mix64(key ^ ((uint64_t)len << 56));
 }
 
-/* Double the table (ids and their bytes are kept). 0, or -1 (out of memory). */
-static int vocab_grow(Vocab *v)
+/* The id of the token p[0..n) in this segment (a new one if unseen). ``end`` is the end of
+ * the buffer: a short token's word is read with one load when 8 bytes are there. */
+static inline uint32_t vocab_id(Vocab *v, const unsigned char *p, Py_ssize_t n,
+                                const unsigned char *end)
 {
-    if (v->cap > PY_SSIZE_T_MAX / 64 || v->cap >= ((Py_ssize_t)1 << 32))
-        return -1;
-    Vocab w = {0};
-    if (vocab_alloc(&w, 2 * v->cap) < 0) {
-        vocab_free(&w);
-        return -1;
-    }
-    memcpy(w.tok_p, v->tok_p, (size_t)v->n_ids * sizeof(*v->tok_p));
-    memcpy(w.tok_n, v->tok_n, (size_t)v->n_ids * sizeof(*v->tok_n));
-    w.n_ids = v->n_ids;
-    Py_ssize_t mask = w.cap - 1;
-    for (Py_ssize_t k = 0; k < v->cap; k++) {
-        Slot x = v->slots[k];
-        if (!x.id1)
-            continue;
-        Py_ssize_t j = (Py_ssize_t)(slot_hash(x.key, x.len) & (uint64_t)mask);
-        while (w.slots[j].id1)
-            j = (j + 1) & mask;
-        w.slots[j] = x;
-    }
-    vocab_free(v);
-    *v = w;
-    return 0;
-}
-
-/* The id of the token p[0..n) (a new one if unseen; -1 when out of memory). ``end`` is the
- * end of the buffer: a short token's word is read with one load when 8 bytes are there. */
-static inline int64_t vocab_id(Vocab *v, const unsigned char *p, Py_ssize_t n,
-                               const unsigned char *end)
-{
-    if (2 * (v->n_ids + 1) > v->cap && vocab_grow(v) < 0)
-        return -1;
     uint64_t key;
     uint32_t len;
     if (n <= 8) {
@@ -451,7 +486,7 @@ static inline int64_t vocab_id(Vocab *v, const unsigned char *p, Py_ssize_t n,
         key = hash_bytes(p, n);
         len = 9;
     }
-    Py_ssize_t mask = v->cap - 1, k = (Py_ssize_t)(slot_hash(key, len) & (uint64_t)mask);
+    Py_ssize_t k = (Py_ssize_t)(slot_hash(key, len) & (uint64_t)v->mask);
     for (;;) {
         Slot *x = &v->slots[k];
         if (!x->id1) {
@@ -466,19 +501,20 @@ static inline int64_t vocab_id(Vocab *v, const unsigned char *p, Py_ssize_t n,
         if (x->key == key && x->len == len
             && (len <= 8 || (v->tok_n[x->id1 - 1] == n && memcmp(v->tok_p[x->id1 - 1], p, (size_t)n) == 0)))
             return x->id1 - 1;
-        k = (k + 1) & mask;
+        k = (k + 1) & v->mask;
     }
 }
 
 /* Lines and tokens of one block; 0, or -1 (exception set: memory, or not n_seg lines). */
-static int split_block(const unsigned char *data, Py_ssize_t len, Py_ssize_t n_seg, Vocab *v,
-                       Split *out, Py_ssize_t file)
+static int split_block(const unsigned char *data, Py_ssize_t len, Py_ssize_t n_seg, Split *out,
+                       Py_ssize_t file)
 {
     const unsigned char *p = data, *end = data + len;
     Py_ssize_t lines = 0, n_tok = 0, cap = 64;
     out->line_start = PyMem_Malloc((size_t)(n_seg + 1) * sizeof(Py_ssize_t));
-    out->ids = PyMem_Malloc((size_t)cap * sizeof(uint32_t));
-    if (!out->line_start || !out->ids) {
+    out->off = PyMem_Malloc((size_t)cap * sizeof(Py_ssize_t));
+    out->len = PyMem_Malloc((size_t)cap * sizeof(uint32_t));
+    if (!out->line_start || !out->off || !out->len) {
         PyErr_NoMemory();
         return -1;
     }
@@ -505,26 +541,31 @@ static int split_block(const unsigned char *data, Py_ssize_t len, Py_ssize_t n_s
             }
             const unsigned char *t = p++;
             while (p < e) {  /* to the token's end: whitespace, or a whitespace sequence */
-                k = CLS[*p];
-                if ((k & C_WS) || ((k & C_WSLEAD) && ws_len(p, e)))
-                    break;
+                if (CLS[*p] & (C_WS | C_WSLEAD)) {
+                    if ((CLS[*p] & C_WS) || ws_len(p, e))
+                        break;
+                }
                 p++;
+            }
+            if (p - t > (Py_ssize_t)UINT32_MAX) {
+                PyErr_SetString(PyExc_ValueError, "counts: a token of 4 GiB or more");
+                return -1;
             }
             if (n_tok == cap) {
                 cap *= 2;
-                uint32_t *q = PyMem_Realloc(out->ids, (size_t)cap * sizeof(uint32_t));
-                if (!q) {
+                Py_ssize_t *o = PyMem_Realloc(out->off, (size_t)cap * sizeof(Py_ssize_t));
+                if (o)
+                    out->off = o;
+                uint32_t *l = PyMem_Realloc(out->len, (size_t)cap * sizeof(uint32_t));
+                if (l)
+                    out->len = l;
+                if (!o || !l) {
                     PyErr_NoMemory();
                     return -1;
                 }
-                out->ids = q;
             }
-            int64_t id = vocab_id(v, t, p - t, end);
-            if (id < 0) {
-                PyErr_NoMemory();
-                return -1;
-            }
-            out->ids[n_tok++] = (uint32_t)id;
+            out->off[n_tok] = t - data;
+            out->len[n_tok++] = (uint32_t)(p - t);
         }
         p = nl ? nl + 1 : end;
     }
@@ -534,6 +575,11 @@ static int split_block(const unsigned char *data, Py_ssize_t len, Py_ssize_t n_s
     }
     out->line_start[n_seg] = n_tok;
     out->n_tok = n_tok;
+    out->ids = PyMem_Malloc((size_t)(n_tok + 1) * sizeof(uint32_t));
+    if (!out->ids) {
+        PyErr_NoMemory();
+        return -1;
+    }
     return 0;
 }
 
@@ -764,19 +810,24 @@ static PyObject *counts(PyObject *self, PyObject *args)
     for (; got < n_files; got++)
         if (PyObject_GetBuffer(PySequence_Fast_GET_ITEM(fast, got), &views[got], PyBUF_SIMPLE) < 0)
             goto fail;
-    if (vocab_alloc(&vocab, 8192) < 0) {
-        PyErr_NoMemory();
-        goto fail;
-    }
-    Py_ssize_t longest = 1;
+    Py_ssize_t longest = 1, most = 1;
     for (Py_ssize_t f = 0; f < n_files; f++) {
-        if (split_block(views[f].buf, views[f].len, n_seg, &vocab, &split[f], f) < 0)
+        if (split_block(views[f].buf, views[f].len, n_seg, &split[f], f) < 0)
             goto fail;
     }
     for (Py_ssize_t i = 0; i < n_seg; i++) {
+        Py_ssize_t all = 0;
+        for (Py_ssize_t f = 0; f < n_files; f++)
+            all += split[f].line_start[i + 1] - split[f].line_start[i];
         Py_ssize_t len = split[0].line_start[i + 1] - split[0].line_start[i];
         if (len > longest)
             longest = len;
+        if (all > most)
+            most = all;
+    }
+    if (vocab_reserve(&vocab, most) < 0) {
+        PyErr_NoMemory();
+        goto fail;
     }
     Py_ssize_t cap = 16;
     while (cap < 2 * longest + 2)
@@ -791,6 +842,16 @@ static PyObject *counts(PyObject *self, PyObject *args)
     if (per_segment && !(rows = PyList_New(n_seg)))
         goto fail;
     for (Py_ssize_t seg = 0; seg < n_seg; seg++) {
+        /* the segment's tokens numbered (hypothesis, then each reference) */
+        Py_ssize_t all = 0;
+        for (Py_ssize_t f = 0; f < n_files; f++)
+            all += split[f].line_start[seg + 1] - split[f].line_start[seg];
+        vocab_start(&vocab, all);
+        for (Py_ssize_t f = 0; f < n_files; f++) {
+            const unsigned char *base = views[f].buf, *bend = base + views[f].len;
+            for (Py_ssize_t t = split[f].line_start[seg]; t < split[f].line_start[seg + 1]; t++)
+                split[f].ids[t] = vocab_id(&vocab, base + split[f].off[t], split[f].len[t], bend);
+        }
         const uint32_t *h = split[0].ids + split[0].line_start[seg];
         Py_ssize_t c = split[0].line_start[seg + 1] - split[0].line_start[seg];
         /* the closest reference length, ties to the shorter */
@@ -853,6 +914,8 @@ fail:
     if (split)
         for (Py_ssize_t f = 0; f < n_files; f++) {
             PyMem_Free(split[f].line_start);
+            PyMem_Free(split[f].off);
+            PyMem_Free(split[f].len);
             PyMem_Free(split[f].ids);
         }
     if (views)
@@ -882,7 +945,7 @@ fail:
 static PyMethodDef methods[] = {
     {"tokenize", tokenize, METH_VARARGS,
      "tokenize(data: bytes, mode: int) -> bytes: every line's tokens joined by spaces, each "
-     "line ended by LF (mode 0 = 13a after its entity step, 1 = zh, 2 = char)."},
+     "line ended by LF (mode 0 = 13a, 1 = zh, 2 = char)."},
     {"counts", counts, METH_VARARGS,
      "counts(chunks, n_seg, max_order, per_segment) -> (matches, totals, hyp_len, ref_len, "
      "n_tokens, rows or None): exact BLEU statistics of line-aligned blocks split like str.split()."},

@@ -13,8 +13,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from itertools import islice
-from pathlib import Path
-from typing import Callable, Iterator
+from typing import TYPE_CHECKING, Callable, Iterator
+
+if TYPE_CHECKING:  # pathlib costs score's start-up 2 ms (urllib.parse, ipaddress): not imported
+    from pathlib import Path
 
 from .errors import InvalidInputError
 
@@ -83,7 +85,8 @@ def read_lines(path: str | Path) -> CorpusFile:
     """
     name = str(path)
     try:
-        data = Path(path).read_bytes()
+        with open(path, "rb") as handle:
+            data = handle.read()
     except OSError as exc:
         raise CorpusReadError(f"{name}: cannot read: {exc.strerror or exc}") from None
     if not data:

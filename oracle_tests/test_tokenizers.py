@@ -152,12 +152,17 @@ def test_a_line_holding_line_ends_is_tokenized_as_sacrebleu_does(line: str) -> N
 @needs_kernel
 def test_kernel_equals_reference_on_every_short_string() -> None:
     """Every string of up to 5 characters over 10 symbols that matter to the rules (digit, period,
-    comma, hyphen, letter, space, 13a punctuation, NBSP, a zh character, apostrophe): the C
-    kernel's 13a, zh and char tokens are the reference's."""
+    comma, hyphen, letter, space, 13a punctuation, NBSP, a zh character, apostrophe), and every
+    string of up to 4 pieces of entities and <skipped>: the C kernel's 13a, zh and char tokens
+    are the reference's."""
     alphabet = ["1", ".", ",", "-", "a", " ", "(", "\u00a0", "中", "'"]
     lines = ["".join(t) for k in range(6) for t in itertools.product(alphabet, repeat=k)]
     for name, fn in (("13a", reference.mteval_13a), ("zh", reference.zh), ("char", reference.char)):
         assert _block_tokens(lines, name) == [fn(line.rstrip()) for line in lines], name
+    # 13a's entities and <skipped>, in every order and nesting of up to 4 pieces
+    pieces = ["&", "amp;", "lt;", "gt;", "quot;", "<skipped>", "<", "skipped>", "1", " "]
+    lines = ["".join(t) for k in range(5) for t in itertools.product(pieces, repeat=k)]
+    assert _block_tokens(lines, "13a") == [reference.mteval_13a(line.rstrip()) for line in lines]
 
 
 # --- documented facts --------------------------------------------------------------------

@@ -29,7 +29,6 @@ from bleu_compat.corpus_io import (
     scan_file,
 )
 from bleu_compat.errors import BleuCompatError
-from bleu_compat.jsonio import dumps_js
 from bleu_compat.rounding import js_number_str, to_fixed_str
 from bleu_compat.stream import corpus_stats_files
 from bleu_compat.tokenizers import TOKENIZERS, get_tokenizer, tokenize_lines
@@ -558,17 +557,20 @@ def _readable_twice(path: str, spool: list[str], index: int) -> str:
     """
     import importlib
     import os
-    import shutil
     import stat
 
     suffix = os.path.splitext(path)[1].lower()
     try:
         if path == "-":
+            import shutil
+
             copy = os.path.join(_spool_dir(spool), f"{index}.txt")
             with open(copy, "wb") as target:
                 shutil.copyfileobj(sys.stdin.buffer, target)
             return copy
         if suffix in _COMPRESSED:
+            import shutil
+
             module = importlib.import_module(_COMPRESSED[suffix])
             copy = os.path.join(_spool_dir(spool), f"{index}.txt")
             try:
@@ -586,6 +588,8 @@ def _readable_twice(path: str, spool: list[str], index: int) -> str:
             return copy
         if stat.S_ISREG(os.stat(path).st_mode):
             return path
+        import shutil
+
         copy = os.path.join(_spool_dir(spool), f"{index}.txt")
         with open(path, "rb") as source, open(copy, "wb") as target:
             shutil.copyfileobj(source, target)
@@ -876,6 +880,8 @@ def _score(args: argparse.Namespace, spool: list[str]) -> int:
             print(to_fixed_str(100 * r.bleu, args.decimals))
         print(f"signature: {sig}", file=sys.stderr)
     elif fmt == "json" and legacy and args.json and not args.format and not compare:
+        from bleu_compat.jsonio import dumps_js
+
         print(dumps_js(result_json(results[0]), indent=2))  # the original `score --json`
         print(f"signature: {sig}", file=sys.stderr)
     elif fmt == "json":
@@ -895,6 +901,8 @@ def _score(args: argparse.Namespace, spool: list[str]) -> int:
             doc["versions"] = versions
             for row, c, d in zip(doc["systems"], comparisons, decompositions):
                 row["compare"] = _compare_json(c, d)
+        from bleu_compat.jsonio import dumps_js
+
         print(dumps_js(doc, indent=2))
     elif fmt == "csv":
         print(_csv(names, results, comparisons, args.max_order, sig), end="")

@@ -17,12 +17,12 @@ sacreBLEU, line by line):
   only context ``str.lower()`` looks at is the final-sigma rule's, which stops
   at a character that is neither cased nor case-ignorable, and LF is neither.
 * ``none``: the block itself (the split is the tokenizer).
-* ``13a``: ``<skipped>`` and the four entities replaced in the whole block
-  (``bytes.replace`` in mteval's order; no pattern holds a LF, so no match
-  spans two lines), then the C kernel's ``tokenize`` per line: ``rstrip``,
-  the padding spaces, the four substitutions on the bytes (they test ASCII
-  characters only), the split. (``-\\n`` and ``\\n`` cannot occur inside a
-  line read from a file.)
+* ``13a``: the C kernel's ``tokenize``, line by line: on a line holding
+  ``&`` or ``<``, ``<skipped>`` removed and the four entities replaced in
+  mteval's order (before ``rstrip``, not after: whitespace holds no entity,
+  and trailing whitespace is a separator like 13a's padding space); then the
+  four substitutions on the bytes (they test ASCII characters only), the
+  split. (``-\\n`` and ``\\n`` cannot occur inside a line read from a file.)
 * ``zh`` and ``char``: the C kernel per line.
 * ``intl``, or no C kernel: the reference tokenizer line by line, joined.
 
@@ -41,13 +41,10 @@ from typing import Any
 from ..corpus_io import decode_block
 from .releases import variant
 
-__all__ = ["kernel", "tokenize_block", "lowercase_block", "replace_13a_entities", "C_TOKENIZERS"]
+__all__ = ["kernel", "tokenize_block", "lowercase_block", "C_TOKENIZERS"]
 
 #: the tokenizers the C kernel does (``none`` needs no tokenizing, only its split)
 C_TOKENIZERS = {"13a": 0, "zh": 1, "char": 2}
-
-_ENTITIES = ((b"&quot;", b'"'), (b"&amp;", b"&"), (b"&lt;", b"<"), (b"&gt;", b">"))
-
 
 @functools.lru_cache(maxsize=1)
 def kernel() -> Any:
@@ -70,17 +67,6 @@ def lowercase_block(data: bytes) -> bytes:
     if data.isascii():
         return data.lower()
     return data.decode("utf-8").lower().encode("utf-8")
-
-
-def replace_13a_entities(data: bytes) -> bytes:
-    """13a's first steps on a block: ``<skipped>`` removed, then ``&quot;`` ``&amp;`` ``&lt;``
-    ``&gt;`` replaced, in that order (mteval-v13a.pl)."""
-    if b"<skipped>" in data:
-        data = data.replace(b"<skipped>", b"")
-    if b"&" in data:
-        for entity, character in _ENTITIES:
-            data = data.replace(entity, character)
-    return data
 
 
 def tokenize_block(data: bytes, name: str, *, lowercase: bool = False,
@@ -114,8 +100,6 @@ def tokenize_block(data: bytes, name: str, *, lowercase: bool = False,
         return data
     k = kernel() if use_kernel else None
     if k is not None and kind in C_TOKENIZERS:
-        if kind == "13a":
-            data = replace_13a_entities(data)
         return k.tokenize(data, C_TOKENIZERS[kind])
     from .releases import tokenizer_for
 
