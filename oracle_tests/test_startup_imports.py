@@ -95,12 +95,21 @@ def test_score_never_imports_sacrebleu(corpus: Path, tok: str, extra: list[str])
     assert (status, heavy) == (0, set())
 
 
-def test_score_on_a_large_corpus_imports_only_numpy(tmp_path: Path) -> None:
-    """A corpus large enough for the vectorised kernel adds numpy, and only numpy."""
+@pytest.mark.parametrize("pure_python", [False, True], ids=["kernel", "pure-python"])
+def test_score_on_a_large_corpus_imports_only_numpy(tmp_path: Path, monkeypatch, pure_python: bool) -> None:
+    """A corpus large enough for the vectorised kernel adds numpy, and only numpy; with the C
+    kernel (issue 20) not even numpy."""
+    from bleu_compat.tokenizers.block import kernel
+
+    if not pure_python and kernel() is None:
+        pytest.skip("the C kernel is not built here")
+    if pure_python:
+        monkeypatch.setenv("BLEU_COMPAT_PURE_PYTHON", "1")
     (tmp_path / "hyp.txt").write_text("the cat sat on the mat\n" * 500, encoding="utf-8")
     (tmp_path / "ref.txt").write_text("the cat is on the mat\n" * 500, encoding="utf-8")
     status, heavy = imported_after(["score", "hyp.txt", "ref.txt"], tmp_path)
-    assert (status, heavy) == (0, {"numpy"} | {m for m in heavy if m.startswith("numpy.")})
+    numpy = {"numpy"} | {m for m in heavy if m.startswith("numpy.")} if pure_python else set()
+    assert (status, heavy) == (0, numpy)
 
 
 def test_score_on_a_large_corpus_with_13a_imports_no_sacrebleu(tmp_path: Path) -> None:
