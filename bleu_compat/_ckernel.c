@@ -10,7 +10,7 @@
  *       them, written as bytes: a line's tokens joined by single spaces, every
  *       line ended by LF. mode 0 = 13a, mode 1 = zh, mode 2 = char.
  *
- *   counts(chunks, n_seg, max_order, per_segment) -> tuple
+ *   counts(chunks, n_seg, max_order, per_segment, normalized=False) -> tuple
  *       BLEU's exact sufficient statistics of a block of line-aligned files
  *       (chunks[0] the hypotheses, chunks[1:] one block per reference file),
  *       tokens split as Python's str.split() splits them: matches and totals
@@ -505,9 +505,33 @@ static inline uint32_t vocab_id(Vocab *v, const unsigned char *p, Py_ssize_t n,
     }
 }
 
-/* Lines and tokens of one block; 0, or -1 (exception set: memory, or not n_seg lines). */
+/* The first space in p[0..e), or e. Eight bytes at a time where eight are there (SWAR: a
+ * byte equal to 0x20 becomes zero after the XOR; the subtract-and-mask finds the first zero
+ * byte, little-endian). */
+static inline const unsigned char *next_space(const unsigned char *p, const unsigned char *e)
+{
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__ && defined(__GNUC__)
+    const uint64_t ones = 0x0101010101010101ULL, highs = 0x8080808080808080ULL;
+    while (e - p >= 8) {
+        uint64_t w;
+        memcpy(&w, p, 8);
+        w ^= 0x2020202020202020ULL;
+        uint64_t z = (w - ones) & ~w & highs;
+        if (z)
+            return p + (__builtin_ctzll(z) >> 3);
+        p += 8;
+    }
+#endif
+    while (p < e && *p != ' ')
+        p++;
+    return p;
+}
+
+/* Lines and tokens of one block; 0, or -1 (exception set: memory, or not n_seg lines).
+ * ``normalized``: the block is tokenize()'s output (tokens separated by one space, no space
+ * at a line's ends, no other whitespace), split at its spaces only. */
 static int split_block(const unsigned char *data, Py_ssize_t len, Py_ssize_t n_seg, Split *out,
-                       Py_ssize_t file)
+                       Py_ssize_t file, int normalized)
 {
     const unsigned char *p = data, *end = data + len;
     Py_ssize_t lines = 0, n_tok = 0, cap = 64;
@@ -526,6 +550,31 @@ static int split_block(const unsigned char *data, Py_ssize_t len, Py_ssize_t n_s
         out->line_start[lines++] = n_tok;
         const unsigned char *nl = memchr(p, '\n', (size_t)(end - p));
         const unsigned char *e = nl ? nl : end;
+        while (normalized && p < e) {
+            const unsigned char *t = p;
+            p = next_space(p, e);
+            if (p - t > (Py_ssize_t)UINT32_MAX) {
+                PyErr_SetString(PyExc_ValueError, "counts: a token of 4 GiB or more");
+                return -1;
+            }
+            if (n_tok == cap) {
+                cap *= 2;
+                Py_ssize_t *o = PyMem_Realloc(out->off, (size_t)cap * sizeof(Py_ssize_t));
+                if (o)
+                    out->off = o;
+                uint32_t *l = PyMem_Realloc(out->len, (size_t)cap * sizeof(uint32_t));
+                if (l)
+                    out->len = l;
+                if (!o || !l) {
+                    PyErr_NoMemory();
+                    return -1;
+                }
+            }
+            out->off[n_tok] = t - data;
+            out->len[n_tok++] = (uint32_t)(p - t);
+            if (p < e)
+                p++;  /* the one space */
+        }
         while (p < e) {
             unsigned char k = CLS[*p];
             if (k & C_WS) {
@@ -771,9 +820,10 @@ static PyObject *counts(PyObject *self, PyObject *args)
 {
     PyObject *seq;
     Py_ssize_t n_seg;
-    int max_order, per_segment;
+    int max_order, per_segment, normalized = 0;
     (void)self;
-    if (!PyArg_ParseTuple(args, "Onip:counts", &seq, &n_seg, &max_order, &per_segment))
+    if (!PyArg_ParseTuple(args, "Onip|p:counts", &seq, &n_seg, &max_order, &per_segment,
+                          &normalized))
         return NULL;
     if (max_order < 1 || max_order > 1000 || n_seg < 0) {
         PyErr_SetString(PyExc_ValueError, "counts: max_order must be 1..1000, n_seg >= 0");
@@ -812,7 +862,7 @@ static PyObject *counts(PyObject *self, PyObject *args)
             goto fail;
     Py_ssize_t longest = 1, most = 1;
     for (Py_ssize_t f = 0; f < n_files; f++) {
-        if (split_block(views[f].buf, views[f].len, n_seg, &split[f], f) < 0)
+        if (split_block(views[f].buf, views[f].len, n_seg, &split[f], f, normalized) < 0)
             goto fail;
     }
     for (Py_ssize_t i = 0; i < n_seg; i++) {
@@ -947,8 +997,10 @@ static PyMethodDef methods[] = {
      "tokenize(data: bytes, mode: int) -> bytes: every line's tokens joined by spaces, each "
      "line ended by LF (mode 0 = 13a, 1 = zh, 2 = char)."},
     {"counts", counts, METH_VARARGS,
-     "counts(chunks, n_seg, max_order, per_segment) -> (matches, totals, hyp_len, ref_len, "
-     "n_tokens, rows or None): exact BLEU statistics of line-aligned blocks split like str.split()."},
+     "counts(chunks, n_seg, max_order, per_segment, normalized=False) -> (matches, totals, "
+     "hyp_len, ref_len, n_tokens, rows or None): exact BLEU statistics of line-aligned blocks "
+     "split like str.split() (normalized: every block is tokenize()'s output, split at its "
+     "spaces)."},
     {NULL, NULL, 0, NULL},
 };
 

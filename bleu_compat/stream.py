@@ -106,9 +106,10 @@ def corpus_stats_files(
         rows: list[list[int]] = []
         if ckernel is not None:
             # the C kernel: each file's block tokenized whole, then counted (issue 20)
+            # (a tokenizer's output has one space between tokens: counts splits it at spaces)
             m, t, h, r, n_tokens, c_rows = ckernel.counts(
                 [tokenize_block(chunk, tokenize) for chunk in chunks], n_lines, max_order,
-                on_segments is not None)
+                on_segments is not None, tokenize != "none")
             if c_rows is not None:
                 rows = c_rows
         elif sum(map(len, chunks)) >= _NUMPY_MIN_BYTES and numpy_available():

@@ -372,3 +372,22 @@ def test_kernel_refuses_blocks_of_other_line_counts_and_survives_stray_bytes() -
     for mode in (0, 1, 2):
         assert isinstance(k.tokenize(junk, mode), bytes)
     assert k.counts([junk, junk], junk.count(b"\n") + 1, 4, False)[2] > 0
+
+
+@needs_kernel
+@pytest.mark.parametrize("name", ["13a", "intl", "zh", "char"])
+def test_token_blocks_are_normalized_and_counted_alike(name: str) -> None:
+    """A tokenizer's token block has one space between tokens and none at a line's ends, so the
+    kernel's counts split at spaces (normalized) give the counts of the general split."""
+    lines = _lines(REPO / "fixtures" / "real" / "wmt17-en-de-uedin-nmt" / "sys.uedin-nmt.4722.txt")
+    lines += [" lead", "trail ", "a  b", "", "\u3000x\u00a0y\t"]
+    data = "".join(line + "\n" for line in lines).encode("utf-8")
+    for use_kernel in (True, False):
+        block = tokenize_block(data, name, use_kernel=use_kernel)
+        for line in block.decode("utf-8").split("\n")[:-1]:
+            assert line == " ".join(line.split()), line
+        k = kernel()
+        reference_block = tokenize_block(data, "none")  # the raw lines: the general split
+        assert (k.counts([block, block], len(lines), 4, True, True)
+                == k.counts([block, block], len(lines), 4, True)
+                != k.counts([block, reference_block], len(lines), 4, True))

@@ -83,7 +83,9 @@ def tokenize_block(data: bytes, name: str, *, lowercase: bool = False,
 
     Returns:
         One line per line of ``data``, whose ``str.split()`` is that line's tokens.
-        ``none`` returns the (lowercased) block itself; the others end every line with LF.
+        ``none`` returns the (lowercased) block itself; the others are *normalized*: a
+        line's tokens separated by one space, no space at a line's ends, every line ended
+        by LF (the C kernel's ``counts(..., normalized=True)`` splits that at spaces).
 
     Raises:
         ConfigError: an unknown tokenizer, or one the release does not have.
