@@ -1195,7 +1195,8 @@ class _SegmentWriter:
         from bleu_compat.corpus_io import iter_line_blocks
 
         self._handle, self._n, self._causes = handle, max_order, causes
-        self._tokenizer = get_tokenizer(tokenize)
+        get_tokenizer(tokenize)  # an unknown name is refused here, before anything is written
+        self._tokenize = tokenize
         self._size = 0
         self._blocks = iter_line_blocks(paths, lambda: self._size)
         self._method = _SMOOTH_CARD[smooth_method]
@@ -1213,12 +1214,13 @@ class _SegmentWriter:
 
     def __call__(self, first: int, rows: list[list[int]]) -> None:
         from bleu_compat.bleu import bleu_of_smoothed
-        from bleu_compat.corpus_io import decode_block
+        from bleu_compat.tokenizers.block import block_token_lists
 
         self._size = len(rows)
         _, chunks = next(self._blocks)
-        tokens = [_json_token_lists([self._tokenizer(line) for line in lines], self._dumps)
-                  for lines in map(decode_block, chunks)]
+        # the tokens the statistics were counted on: the same block path (issue 20)
+        tokens = [_json_token_lists(block_token_lists(chunk, self._tokenize), self._dumps)
+                  for chunk in chunks]
         hyp_json, ref_json = tokens[0], tokens[1:]
         n, smooth_counts, out = self._n, self._smooth, []
         for k, row in enumerate(rows):

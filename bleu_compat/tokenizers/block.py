@@ -41,7 +41,7 @@ from typing import Any
 from ..corpus_io import decode_block
 from .releases import variant
 
-__all__ = ["kernel", "tokenize_block", "lowercase_block", "C_TOKENIZERS"]
+__all__ = ["kernel", "tokenize_block", "block_token_lists", "lowercase_block", "C_TOKENIZERS"]
 
 #: the tokenizers the C kernel does (``none`` needs no tokenizing, only its split)
 C_TOKENIZERS = {"13a": 0, "zh": 1, "char": 2}
@@ -108,3 +108,21 @@ def tokenize_block(data: bytes, name: str, *, lowercase: bool = False,
     tokenizer = tokenizer_for(name, release)
     return "".join(" ".join(tokenizer(line.rstrip())) + "\n"
                    for line in decode_block(data)).encode("utf-8")
+
+
+def block_token_lists(data: bytes, name: str, *, lowercase: bool = False,
+                      release: str | None = None) -> list[list[str]]:
+    """The tokens of every line of a block, one list per line (:func:`tokenize_block`, split).
+
+    Raises:
+        ConfigError, CorpusReadError: as :func:`tokenize_block`.
+    """
+    block = tokenize_block(data, name, lowercase=lowercase, release=release)
+    if variant(name, release) == "none":
+        return [line.split() for line in decode_block(block)]
+    try:
+        text = block.decode("utf-8")
+    except UnicodeDecodeError:
+        decode_block(data)  # raises the reading rules' error
+        raise  # pragma: no cover - decode_block raised
+    return [line.split(" ") if line else [] for line in text.split("\n")[:-1]]

@@ -126,7 +126,7 @@ def first_mismatch(sources: Iterable[tuple[str, Sequence[str]]], name: str, lowe
         release: the sacreBLEU release (default: the installed one).
         theirs: sacreBLEU's tokenizer (default: :func:`library_tokenizer`).
     """
-    from .block import tokenize_block
+    from .block import block_token_lists
     from .releases import describe
 
     release = release or installed_release()
@@ -135,11 +135,10 @@ def first_mismatch(sources: Iterable[tuple[str, Sequence[str]]], name: str, lowe
     for label, lines in sources:
         lines = list(lines)
         # ours: the whole file at once (the block path, tested equal to the reference)
-        block = "".join(line + "\n" for line in lines).encode("utf-8", "surrogatepass")
-        ours = tokenize_block(block, name, lowercase=lowercase, release=release)
-        ours_lines = ours.decode("utf-8", "surrogatepass").split("\n")
+        block = "".join(line + "\n" for line in lines).encode("utf-8")
+        ours = block_token_lists(block, name, lowercase=lowercase, release=release)
         for k, line in enumerate(lines):
-            a, b = ours_lines[k].split(), theirs(line)
+            a, b = ours[k], theirs(line)
             if a != b:
                 return TokenMismatch(name, lowercase, release, described, label, k + 1, line,
                                      tuple(a), tuple(b))

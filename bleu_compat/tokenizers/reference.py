@@ -106,10 +106,17 @@ def _class(ranges: Sequence[tuple[int, int]]) -> str:
 _ENTITIES = (("&quot;", '"'), ("&amp;", "&"), ("&lt;", "<"), ("&gt;", ">"))
 
 
+#: 13a's first rule, "put spaces around every character of the class": a one-character
+#: pattern's non-overlapping matches are all its occurrences, so it is one str.replace per
+#: character of the class; the space first, so that only the original spaces are tripled and
+#: the text is the regular expression's, character for character (10 times faster than it).
+_PUNCT_13A_PAIRS = tuple((c, f" {c} ") for c in PUNCT_13A)
+assert PUNCT_13A[0] == " "
+
+
 @functools.lru_cache(maxsize=1)
-def _western() -> tuple[re.Pattern[str], re.Pattern[str], re.Pattern[str], re.Pattern[str]]:
+def _western() -> tuple[re.Pattern[str], re.Pattern[str], re.Pattern[str]]:
     return (
-        re.compile("[" + re.escape(PUNCT_13A) + "]"),
         re.compile(r"([^0-9])([.,])"),   # mteval-v13a.pl: "tokenize period and comma unless preceded by a digit"
         re.compile(r"([.,])([^0-9])"),   # "tokenize period and comma unless followed by a digit"
         re.compile(r"([0-9])(-)"),       # "tokenize dash when preceded by a digit"
@@ -118,8 +125,10 @@ def _western() -> tuple[re.Pattern[str], re.Pattern[str], re.Pattern[str], re.Pa
 
 def _western_rules(text: str) -> str:
     """13a's four substitutions (the "language-dependent part"), in order, on ``text`` as is."""
-    punct, dot_after_nondigit, dot_before_nondigit, dash_after_digit = _western()
-    text = punct.sub(r" \g<0> ", text)
+    dot_after_nondigit, dot_before_nondigit, dash_after_digit = _western()
+    for character, spaced in _PUNCT_13A_PAIRS:
+        if character in text:
+            text = text.replace(character, spaced)
     text = dot_after_nondigit.sub(r"\1 \2 ", text)
     text = dot_before_nondigit.sub(r" \1 \2", text)
     return dash_after_digit.sub(r"\1 \2 ", text)
