@@ -42,3 +42,20 @@ def test_wheel_has_every_bundled_real_corpus(wheel: zipfile.ZipFile) -> None:
         for name in (real.hypothesis, *real.references):
             source = REPO / "fixtures" / "real" / real.name / name
             assert wheel.read(f"bleu_compat/bundled/{real.name}/{name}") == source.read_bytes()
+
+
+
+def test_pyproject_lists_every_package() -> None:
+    """Every directory of bleu_compat/ with an __init__.py is in pyproject's package list.
+
+    The list is explicit (``bleu_compat.bundled`` maps ``fixtures/real``). A missing
+    subpackage still works in an editable install, and setuptools today copies it into
+    the wheel "as data" with a deprecation warning; a later setuptools drops it.
+    """
+    tomllib = pytest.importorskip("tomllib", reason="tomllib is Python 3.11+")
+    listed = set(tomllib.loads((REPO / "pyproject.toml").read_text("utf-8"))
+                 ["tool"]["setuptools"]["packages"])
+    found = {".".join(p.parent.relative_to(REPO).parts)
+             for p in (REPO / "bleu_compat").rglob("__init__.py")}
+    assert found, "no package found under bleu_compat/"
+    assert sorted(found - listed) == []

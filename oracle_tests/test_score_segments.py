@@ -195,7 +195,7 @@ class TestProgress:
         """On a terminal: nothing for a quick run, a spinner once the run outlasts the delay."""
         from rich.console import Console
 
-        from bleu_compat.cli.score import _progress
+        from bleu_compat.cli.score.progress import progress_on_stderr as _progress
 
         quick = io.StringIO()
         with _progress(Console(file=quick, force_terminal=True), delay=5) as progress:
@@ -213,7 +213,7 @@ class TestProgress:
     def test_not_a_terminal_is_a_no_op(self, monkeypatch):
         import sys
 
-        from bleu_compat.cli.score import _progress
+        from bleu_compat.cli.score.progress import progress_on_stderr as _progress
 
         monkeypatch.setattr(sys, "stderr", io.StringIO())
         with _progress(delay=0) as progress:
@@ -312,7 +312,7 @@ class TestTokenJson:
     @settings(max_examples=2000, deadline=None)
     @given(st.lists(st.lists(st.text(min_size=1, max_size=6), max_size=5), max_size=5))
     def test_equals_json_dumps(self, lists: list[list[str]]) -> None:
-        from bleu_compat.cli.score import _json_token_lists
+        from bleu_compat.cli.score.segments import json_token_lists as _json_token_lists
 
         dumps = self._encoder()
         assert _json_token_lists(lists, dumps) == [json.dumps(t, ensure_ascii=False, separators=(",", ":"))
@@ -321,7 +321,7 @@ class TestTokenJson:
     @pytest.mark.parametrize("token", ['"', "\\", "\x00", "\x01", "\x1f", 'a"b', "a\\b", "\u2028", "\x7f",
                                        "ü", "日本", "\ud7ff"])
     def test_each_escape_class(self, token: str) -> None:
-        from bleu_compat.cli.score import _json_token_lists
+        from bleu_compat.cli.score.segments import json_token_lists as _json_token_lists
 
         for tokens in ([token], ["a", token], [token, token]):
             text = _json_token_lists([tokens], self._encoder())[0]

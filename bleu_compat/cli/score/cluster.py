@@ -16,22 +16,18 @@ import argparse
 import sys
 
 from bleu_compat.bleu import bleu_from_stats
+from bleu_compat.cli.score.arguments import PROG, fail
+from bleu_compat.cli.score.json_output import result_json
+from bleu_compat.cli.score.settings import MAX_ORDER, signature
+from bleu_compat.cli.score.text_output import summary_line_at
 from bleu_compat.errors import BleuCompatError
 from bleu_compat.jsonio import dumps_js
 
 __all__ = ["cmd_score_cluster"]
 
-_PROG = "bleu-compat score"
-
-
-def _fail(message: str) -> int:
-    print(f"{_PROG}: {message}", file=sys.stderr)
-    return 2
-
 
 def cmd_score_cluster(args: argparse.Namespace) -> int:
     """Run ``score --cluster``; exit 0, or 2 on a usage or input error (message on stderr)."""
-    from bleu_compat.cli.score import _summary_line, result_json, signature
     from bleu_compat.cluster import open_client, parse_cluster, sharded_corpus_stats
     from bleu_compat.tokenizers import get_tokenizer
 
@@ -41,20 +37,21 @@ def cmd_score_cluster(args: argparse.Namespace) -> int:
     ) if getattr(args, dest, None) not in (None, False, [])
         or (dest == "compare" and getattr(args, dest, None) is not None)]
     if unsupported:
-        return _fail(f"--cluster scores one sharded system (HYP REF [REF ...]): "
+        return fail(f"--cluster scores one sharded system (HYP REF [REF ...]): "
                      f"{', '.join(unsupported)} not supported with it")
     if getattr(args, "smooth_method", "none") != "none":
-        return _fail(f"--cluster scores the card's unsmoothed corpus BLEU, not -s {args.smooth_method}")
+        return fail(f"--cluster scores the card's unsmoothed corpus BLEU, not -s {args.smooth_method}")
     if getattr(args, "format", None) not in (None, "line"):
-        return _fail(f"--cluster writes the line summary or --json, not --format {args.format}")
+        return fail(f"--cluster writes the line summary or --json, not --format {args.format}")
     fmt = "json" if getattr(args, "json", False) else "line"
     if len(args.files) < 2:
-        return _fail("give HYP and at least one REF (globs of aligned shards)")
-    if not 1 <= args.max_order <= 8:
-        return _fail(f"--max-order={args.max_order} must be between 1 and 8 (the cards' largest n-gram order)")
+        return fail("give HYP and at least one REF (globs of aligned shards)")
+    if not 1 <= args.max_order <= MAX_ORDER:
+        return fail(f"--max-order={args.max_order} must be between 1 and {MAX_ORDER} (the cards' "
+                    "largest n-gram order)")
     if not 0 <= args.decimals <= 15:
         flag = getattr(args, "decimals_flag", "--width")
-        return _fail(f"{flag} {args.decimals}: must be between 0 and 15")
+        return fail(f"{flag} {args.decimals}: must be between 0 and 15")
     # the HYP REF form: pre-tokenized text split on whitespace unless -tok says otherwise (SPEC.md §8)
     tokenize = args.tokenize or "none"
     try:
@@ -65,15 +62,15 @@ def cmd_score_cluster(args: argparse.Namespace) -> int:
                 client, args.files[0], args.files[1:], tokenize=tokenize,
                 max_order=args.max_order)
     except (BleuCompatError, ImportError) as exc:
-        return _fail(str(exc))
+        return fail(str(exc))
     result = bleu_from_stats(stats)
-    print(f"{_PROG}: {len(shards)} shards, {segments} segments", file=sys.stderr)
+    print(f"{PROG}: {len(shards)} shards, {segments} segments", file=sys.stderr)
     sig = "signature: " + signature(len(args.files) - 1, lowercase=False, tokenize=tokenize,
                                     smooth=args.smooth_method, smooth_value=args.smooth_value)
     if fmt == "json":  # the card's output object on stdout, the signature beside it (SPEC.md §8)
         print(dumps_js(result_json(result), indent=2))
         print(sig, file=sys.stderr)
     else:
-        print(_summary_line(result, args.decimals))
+        print(summary_line_at(result, args.decimals))
         print(sig)
     return 0

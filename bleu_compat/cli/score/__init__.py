@@ -1,0 +1,44 @@
+"""Command ``score``: corpus BLEU of one or more systems, optionally beside sacreBLEU and NLTK.
+
+Two calling conventions:
+
+* ``bleu-compat score HYP REF [REF ...]`` — one system (the original form);
+  by default prints multi-bleu.perl's one-line summary;
+* ``bleu-compat score REF [REF ...] -i SYS [SYS ...]`` — sacreBLEU's
+  convention, several systems at once; by default prints a table.
+
+``--compare`` adds, per system, sacreBLEU's and NLTK's values on the same
+tokens (as users call them) and the catalog entries that explain every
+difference (:mod:`bleu_compat.parity`); an unexplained difference exits 1.
+
+The parts, one module each:
+
+* :mod:`.arguments` — the parser and its options; one-line usage errors;
+* :mod:`.inputs` — reading the inputs (standard input, pipes, compressed files);
+* :mod:`.output_files` — checks on the files written (``--segments``, ``--html``);
+* :mod:`.settings` — what changes the number (smoothing, max order) and the signature;
+* :mod:`.command` — the command itself: check, read, score, compare, print;
+* :mod:`.text_output`, :mod:`.markdown_output`, :mod:`.json_output`,
+  :mod:`.csv_output`, :mod:`.html_output` — one output format each;
+* :mod:`.compare_render` — ``--compare`` as text or Markdown;
+* :mod:`.segments` — the ``--segments`` writer;
+* :mod:`.progress` — the delayed spinner on standard error;
+* :mod:`.cluster` — ``--cluster``: sharded corpora on Dask (issue 16).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from bleu_compat.cli.score.arguments import build
+from bleu_compat.cli.score.command import cmd_score
+from bleu_compat.cli.score.json_output import result_json
+from bleu_compat.cli.score.settings import signature
+from bleu_compat.cli.score.text_output import summary_line
+
+__all__ = ["register", "summary_line", "result_json", "cmd_score", "signature"]
+
+
+def register(subparsers: Any) -> None:
+    """Add the ``score`` command to the top-level sub-parsers."""
+    build(subparsers).set_defaults(func=cmd_score)
