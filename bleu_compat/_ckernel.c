@@ -527,6 +527,31 @@ static inline const unsigned char *next_space(const unsigned char *p, const unsi
     return p;
 }
 
+/* Append the token at offset off, n bytes long; 0, or -1 (exception set). */
+static int push_token(Split *out, Py_ssize_t *n_tok, Py_ssize_t *cap, Py_ssize_t off, Py_ssize_t n)
+{
+    if (n > (Py_ssize_t)UINT32_MAX) {
+        PyErr_SetString(PyExc_ValueError, "counts: a token of 4 GiB or more");
+        return -1;
+    }
+    if (*n_tok == *cap) {
+        *cap *= 2;
+        Py_ssize_t *o = PyMem_Realloc(out->off, (size_t)*cap * sizeof(Py_ssize_t));
+        if (o)
+            out->off = o;
+        uint32_t *l = PyMem_Realloc(out->len, (size_t)*cap * sizeof(uint32_t));
+        if (l)
+            out->len = l;
+        if (!o || !l) {
+            PyErr_NoMemory();
+            return -1;
+        }
+    }
+    out->off[*n_tok] = off;
+    out->len[(*n_tok)++] = (uint32_t)n;
+    return 0;
+}
+
 /* Lines and tokens of one block; 0, or -1 (exception set: memory, or not n_seg lines).
  * ``normalized``: the block is tokenize()'s output (tokens separated by one space, no space
  * at a line's ends, no other whitespace), split at its spaces only. */
@@ -553,25 +578,8 @@ static int split_block(const unsigned char *data, Py_ssize_t len, Py_ssize_t n_s
         while (normalized && p < e) {
             const unsigned char *t = p;
             p = next_space(p, e);
-            if (p - t > (Py_ssize_t)UINT32_MAX) {
-                PyErr_SetString(PyExc_ValueError, "counts: a token of 4 GiB or more");
+            if (push_token(out, &n_tok, &cap, t - data, p - t) < 0)
                 return -1;
-            }
-            if (n_tok == cap) {
-                cap *= 2;
-                Py_ssize_t *o = PyMem_Realloc(out->off, (size_t)cap * sizeof(Py_ssize_t));
-                if (o)
-                    out->off = o;
-                uint32_t *l = PyMem_Realloc(out->len, (size_t)cap * sizeof(uint32_t));
-                if (l)
-                    out->len = l;
-                if (!o || !l) {
-                    PyErr_NoMemory();
-                    return -1;
-                }
-            }
-            out->off[n_tok] = t - data;
-            out->len[n_tok++] = (uint32_t)(p - t);
             if (p < e)
                 p++;  /* the one space */
         }
@@ -596,25 +604,8 @@ static int split_block(const unsigned char *data, Py_ssize_t len, Py_ssize_t n_s
                 }
                 p++;
             }
-            if (p - t > (Py_ssize_t)UINT32_MAX) {
-                PyErr_SetString(PyExc_ValueError, "counts: a token of 4 GiB or more");
+            if (push_token(out, &n_tok, &cap, t - data, p - t) < 0)
                 return -1;
-            }
-            if (n_tok == cap) {
-                cap *= 2;
-                Py_ssize_t *o = PyMem_Realloc(out->off, (size_t)cap * sizeof(Py_ssize_t));
-                if (o)
-                    out->off = o;
-                uint32_t *l = PyMem_Realloc(out->len, (size_t)cap * sizeof(uint32_t));
-                if (l)
-                    out->len = l;
-                if (!o || !l) {
-                    PyErr_NoMemory();
-                    return -1;
-                }
-            }
-            out->off[n_tok] = t - data;
-            out->len[n_tok++] = (uint32_t)(p - t);
         }
         p = nl ? nl + 1 : end;
     }

@@ -58,8 +58,9 @@ def _version(library: str) -> str:
         return "not installed"
 
 
-def _versions_table(e: CatalogEntry) -> list[str]:
-    """The entry's row over every measured release of its library (SPEC.md section 7)."""
+def _versions_table(e: Any) -> list[str]:
+    """The entry's row over every measured release of its library (SPEC.md section 7); ``e`` is a
+    :class:`CatalogEntry` or a tokenizer entry (both have ``library`` and ``verified``)."""
     versions = MEASURED.get(e.library, ())
     return [
         f"| {LIBRARY_NAMES.get(e.library, e.library)} | " + " | ".join(versions) + " |",
@@ -202,12 +203,9 @@ def _tokenizer_markdown() -> list[str]:
                      f"`{e.model}` |")
     lines.append("")
     for e in TOKENIZER_ENTRIES:
-        versions = MEASURED.get(e.library, ())
         lines += [
             f"### {e.id}", "", f"**{e.title}**", "", e.explanation, "",
-            f"| {LIBRARY_NAMES.get(e.library, e.library)} | " + " | ".join(versions) + " |",
-            "|---|" + "---|" * len(versions),
-            "| model verified | " + " | ".join("yes" if v in e.verified else "–" for v in versions) + " |",
+            *_versions_table(e),
             "",
             f"Reproducer: the line `{e.reproducer}`, tokenized with `{e.tokenizer}`:",
             "",
