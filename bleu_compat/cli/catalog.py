@@ -114,6 +114,14 @@ def _entry_markdown(e: CatalogEntry) -> list[str]:
         f"| card | `{_value(e.card_value)}` |",
         f"| {e.library} ({', '.join(e.modes)}) | `{_value(e.library_value)}` |",
         "",
+        *_library_side(e),
+    ]
+    return lines
+
+
+def _library_side(e: Any) -> list[str]:
+    """The entry's library code, as its users call it with its newest verified release."""
+    return [
         f"The library side, as its users call it with {', '.join(e.verified[-1:])} "
         f"(prints `{e.library_prints}`):",
         "",
@@ -122,7 +130,6 @@ def _entry_markdown(e: CatalogEntry) -> list[str]:
         "```",
         "",
     ]
-    return lines
 
 
 def render_markdown() -> str:
@@ -214,12 +221,7 @@ def _tokenizer_markdown() -> list[str]:
             f"| {NEWEST} (ours for it) | `{dumps_js(list(e.newest_tokens))}` |",
             f"| {', '.join(e.verified)} (ours for them, the model) | `{dumps_js(list(e.library_tokens))}` |",
             "",
-            f"The library side, as its users call it with {e.verified[-1]} (prints `{e.library_prints}`):",
-            "",
-            "```python",
-            e.library_code,
-            "```",
-            "",
+            *_library_side(e),
         ]
     return lines
 
