@@ -1,9 +1,11 @@
-"""The divergence catalog: every known way sacreBLEU and NLTK differ from the cards.
+"""The divergence catalog: every known way a registered implementation differs from the cards.
 
 The entries live with their library (``bleu_compat/libraries/<library>/entries.py``),
 beside the adapter that calls the real library and the model that emulates it
-(``model.py``). This module gathers them and answers the one question the
-harness, ``score --compare`` and ``bleu-compat explain`` ask:
+(``model.py``); the registry (:mod:`bleu_compat.libraries.registry`) says
+which libraries there are, in report order. This module gathers them and
+answers the one question the harness, ``score --compare`` and ``bleu-compat
+explain`` ask:
 
 * :data:`ENTRIES` — every entry, in report order;
 * :func:`entry` — one entry by id;
@@ -25,17 +27,12 @@ from __future__ import annotations
 
 import dataclasses
 import functools
+import importlib
 import os
 from typing import Any
 
 from bleu_compat.harness.dialect import CatalogEntry, Model, Reproduction, reproduce
-from bleu_compat.libraries.nltk.entries import ENTRIES as _NLTK_ENTRIES
-from bleu_compat.libraries.nltk.entries import VERIFIED as _NLTK_VERIFIED
-from bleu_compat.libraries.nltk.model import evaluate as _nltk_evaluate
-from bleu_compat.libraries.sacrebleu.entries import ENTRIES as _SACREBLEU_ENTRIES
-from bleu_compat.libraries.sacrebleu.entries import TOKENIZER_ENTRIES as _SACREBLEU_TOKENIZER_ENTRIES
-from bleu_compat.libraries.sacrebleu.entries import VERIFIED as _SACREBLEU_VERIFIED
-from bleu_compat.libraries.sacrebleu.model import evaluate as _sacrebleu_evaluate
+from bleu_compat.libraries.registry import libraries as _libraries
 
 __all__ = [
     "CatalogEntry", "ENTRIES", "TOKENIZER_ENTRIES", "MODELS", "MEASURED", "LIBRARY_NAMES", "entry", "entries_for",
@@ -43,27 +40,24 @@ __all__ = [
     "is_measured", "version_notice", "version_key", "installed_version",
 ]
 
-ENTRIES: tuple[CatalogEntry, ...] = _SACREBLEU_ENTRIES + _NLTK_ENTRIES
+#: every entry of every registered library, in registry order, then each library's order
+ENTRIES: tuple[CatalogEntry, ...] = tuple(e for lib in _libraries() for e in lib.catalog_entries)
 
-#: how a release's tokenizer differs from the newest measured release's (issue 20); not card
-#: differences, so not in :data:`ENTRIES` (see ``TokenizerEntry``)
-TOKENIZER_ENTRIES = _SACREBLEU_TOKENIZER_ENTRIES
+#: how a release's tokenizer differs from the newest measured release's (issue 20): each
+#: library's ``TOKENIZER_ENTRIES`` (sacreBLEU's ``TokenizerEntry``); not card differences, so
+#: not in :data:`ENTRIES`
+TOKENIZER_ENTRIES: tuple[Any, ...] = tuple(
+    e for lib in _libraries()
+    for e in getattr(importlib.import_module(lib.entries), "TOKENIZER_ENTRIES", ()))
 
 #: library -> its dialect (``evaluate(tool_id, mode, request, on, cache)``)
-MODELS: dict[str, Model] = {
-    "sacrebleu": _sacrebleu_evaluate,
-    "nltk": _nltk_evaluate,
-}
-
+MODELS: dict[str, Model] = {lib.name: lib.evaluate for lib in _libraries()}
 
 #: library -> the versions whose dialect was measured, oldest first
-MEASURED: dict[str, tuple[str, ...]] = {
-    "sacrebleu": _SACREBLEU_VERIFIED,
-    "nltk": _NLTK_VERIFIED,
-}
+MEASURED: dict[str, tuple[str, ...]] = {lib.name: lib.verified for lib in _libraries()}
 
 #: how each library spells its name
-LIBRARY_NAMES = {"sacrebleu": "sacreBLEU", "nltk": "NLTK"}
+LIBRARY_NAMES: dict[str, str] = {lib.name: lib.display_name for lib in _libraries()}
 
 
 def version_key(version: str) -> tuple[Any, ...]:
@@ -77,12 +71,13 @@ def version_key(version: str) -> tuple[Any, ...]:
 
 @functools.lru_cache(maxsize=None)
 def installed_version(library: str) -> str:
-    """The installed release of ``library`` from the package metadata ("" when not installed;
-    read once per process)."""
+    """The installed release of ``library`` from its distribution's metadata ("" when not
+    installed; read once per process)."""
     from importlib import metadata
 
+    distribution = next((lib.distribution for lib in _libraries() if lib.name == library), library)
     try:
-        return metadata.version(library)
+        return metadata.version(distribution)
     except metadata.PackageNotFoundError:
         return ""
 
@@ -166,7 +161,7 @@ def classify(
     """Whether ``library_output`` is the library's dialect on ``request``, and why.
 
     Args:
-        library: ``"sacrebleu"`` or ``"nltk"``.
+        library: a registered implementation's name.
         mode: ``"as_called"`` or ``"mapped"``.
         tool_id: the card.
         request: the valid request the library was run on (not mutated).

@@ -10,16 +10,22 @@ for each pair, decomposes the difference into named *factors*:
 * ``case`` (lowercased or not), ``tokenization`` (sacreBLEU's tokenizers, or
   ``split`` = ``str.split()``), ``smoothing`` (method and value),
   ``effective order``: the request changes;
-* ``NLTK-DENOMINATOR-FLOOR``: the catalog entry's model, a change to the
-  statistics (each segment's order-n total is at least 1);
-* each other catalog entry of each library, by its id, switched on and off on
-  its own (``NLTK-ZERO-MATCH-TINY``, ``NLTK-METHOD1-ZERO-EPSILON``,
+* changes to the statistics an implementation makes, of the kinds
+  :data:`STATISTICS_KINDS` defines, named as the implementation declares them
+  (NLTK's ``NLTK-DENOMINATOR-FLOOR``: each segment's order-n total is at least 1);
+* each other catalog entry an implementation declares a step
+  (:class:`bleu_compat.libraries.plugin.DecompositionSpec`), by its id,
+  switched on and off on its own (``NLTK-ZERO-MATCH-TINY``,
   ``SACREBLEU-SMOOTHING-STOPS-AT-ZERO-TOTAL``, ...; the ``-SMOOTHING`` ids when
   the configuration smooths), and the float order (``SACREBLEU-FLOAT-ORDER``,
   ``NLTK-FLOAT-ORDER``, or the card's formula): one factor, since a score is
-  evaluated in one order (between sacreBLEU and NLTK it is the bundle of both
-  ids, :func:`_factors`). States with both libraries' entries on are defined in
-  :func:`_arithmetic`.
+  evaluated in one order (between two implementations it is the bundle of both
+  ids, :func:`_factors`). States with two implementations' entries on are
+  defined in :func:`_arithmetic`.
+
+Which implementations there are, their built-in configurations, smoothing
+names, statistics changes and entries come from the registry
+(:mod:`bleu_compat.libraries.registry`); this module names none of them.
 
 A factor that moves the score in no combination of the others is *inert*:
 named, not stepped. A configuration that averages sentence BLEU scores
@@ -27,8 +33,7 @@ named, not stepped. A configuration that averages sentence BLEU scores
 decomposable" (different aggregation), never a made-up chain.
 
 Every state (a choice of each factor's value) is evaluated with the dialect
-models (:mod:`bleu_compat.libraries.sacrebleu.model`,
-:mod:`bleu_compat.libraries.nltk.model`) on a ``bleu-smoothing-compute``
+models (each implementation's ``model.py``) on a ``bleu-smoothing-compute``
 request built from the corpus statistics counted by the project's fast
 statistics path (:func:`bleu_compat.stream.corpus_stats_files`): sacreBLEU's
 ``corpus_score`` is ``compute_bleu`` on summed statistics, NLTK's
@@ -63,19 +68,23 @@ __all__ = [
 ]
 
 SMOOTH_TOOL = "bleu-smoothing-compute"
-FLOOR = "NLTK-DENOMINATOR-FLOOR"
 #: how many input lines a cause lists before giving only the count
 FIRST_LINES = 10
+#: the implementation name of bleu-compat's own formula (not a library)
+CARD = "card"
+#: the card's smoothing methods (SPEC.md section 4)
+CARD_SMOOTHINGS = ("none", "method1", "method2", "method3")
 
-CONFIG_SYNTAX = (
-    "CONFIG is a built-in name (sacrebleu, sacrebleu-sentence-avg, nltk, nltk-method1, "
-    "nltk-method2, nltk-method3, multi-bleu, card) or BASE:key=value,... with keys tok=none|13a|intl|"
-    "zh|char|split (split = str.split()), lc=yes|no (lowercase), smooth=<method> "
-    "(sacreBLEU: none|floor|add-k|exp; NLTK and card: none|method1|method2|method3), "
-    "value=<float> (sacreBLEU's --smooth-value, NLTK method1's epsilon), eff=yes|no "
-    "(effective order; not NLTK), order=N (max n-gram order), e.g. "
-    "'nltk:tok=13a,smooth=method1' or 'sacrebleu:tok=none,smooth=none'"
-)
+
+def _libraries() -> tuple[Any, ...]:
+    from bleu_compat.libraries.registry import libraries
+
+    return libraries()
+
+
+def _library(name: str) -> Any:
+    """The registered implementation ``name`` (None for the card)."""
+    return next((lib for lib in _libraries() if lib.name == name), None)
 
 
 @dataclass(frozen=True)
@@ -84,24 +93,25 @@ class Configuration:
 
     Attributes:
         name: what it is called in the output (a built-in name or the spec given).
-        implementation: ``"sacrebleu"`` (``sacrebleu.metrics.BLEU.corpus_score``),
-            ``"nltk"`` (``nltk.translate.bleu_score.corpus_bleu``) or ``"card"``
-            (bleu-compat's bleu-corpus-compute / bleu-smoothing-compute formula).
+        implementation: a registered implementation's name (its adapter's
+            ``score_lines`` runs it, e.g. ``sacrebleu.metrics.BLEU.corpus_score``) or
+            ``"card"`` (bleu-compat's bleu-corpus-compute / bleu-smoothing-compute formula).
         tokenize: ``"split"`` (``str.split()``), or a sacreBLEU tokenizer name
             (``none`` splits on whitespace too).
         lowercase: lowercase every line before tokenizing.
-        smoothing: the implementation's own method name (sacreBLEU
-            ``none|floor|add-k|exp``; NLTK/card ``none|method1|method2|method3``).
-        smooth_value: sacreBLEU's ``smooth_value`` / NLTK method1's epsilon, or None
-            for the library's default.
-        effective_order: use only the orders with a non-zero total (not NLTK).
+        smoothing: the implementation's own method name (its declaration's
+            ``smoothing`` keys; the card's ``none|method1|method2|method3``).
+        smooth_value: the value of a method that takes one (an epsilon or a k), or
+            None for the library's default.
+        effective_order: use only the orders with a non-zero total (where the
+            implementation has it).
         max_order: N.
         references: how several references are used: always
             ``"max-clipped, closest length"`` (all three implementations).
         aggregation: ``"corpus"`` (one BLEU from the summed statistics), or
-            ``"sentence-mean"``: the mean of sacreBLEU's ``sentence_bleu`` over the
-            segments (``sacrebleu-sentence-avg``), which many papers report and which
-            is not a corpus BLEU.
+            ``"sentence-mean"``: the mean of the implementation's sentence scores over
+            the segments (``sacrebleu-sentence-avg``), which many papers report and
+            which is not a corpus BLEU.
     """
 
     name: str
@@ -123,16 +133,18 @@ class Configuration:
 
     @property
     def card_smoothing(self) -> tuple[str, float]:
-        """(card method, epsilon): sacreBLEU floor = method1, add-k (k=1) = method2, exp = method3."""
+        """(card method, epsilon): the implementation's method as the card's (its declaration's
+        ``smoothing`` map, e.g. sacreBLEU floor = method1, add-k (k=1) = method2, exp = method3)."""
         method = self.smoothing
-        if self.implementation == "sacrebleu":
-            if method == "add-k" and self.smooth_value not in (None, 1, 1.0):
+        lib = _library(self.implementation)
+        if lib is not None:
+            card = lib.smoothing[method]
+            if card == "method2" and method != card and self.smooth_value not in (None, 1, 1.0):
                 raise ValueError(
-                    f"{self.name}: add-k with k={self.smooth_value} has no card equivalent "
+                    f"{self.name}: {method} with k={self.smooth_value} has no card equivalent "
                     "(the card's method2 is k = 1)"
                 )
-            method = {"none": "none", "floor": "method1", "add-k": "method2",
-                      "exp": "method3"}[method]
+            method = card
         eps = self.smooth_value if (method == "method1" and self.smooth_value is not None) else 0.1
         return method, float(eps)
 
@@ -147,25 +159,62 @@ class Configuration:
                 + agg)
 
 
-BUILTIN: dict[str, Configuration] = {
-    "sacrebleu": Configuration("sacrebleu", "sacrebleu", "13a", smoothing="exp"),
-    # sacrebleu.sentence_bleu's defaults: 13a, exp, use_effective_order=True
-    "sacrebleu-sentence-avg": Configuration("sacrebleu-sentence-avg", "sacrebleu", "13a",
-                                            smoothing="exp", effective_order=True,
-                                            aggregation="sentence-mean"),
-    "nltk": Configuration("nltk", "nltk", "split"),
-    "nltk-method1": Configuration("nltk-method1", "nltk", "split", smoothing="method1"),
-    "nltk-method2": Configuration("nltk-method2", "nltk", "split", smoothing="method2"),
-    "nltk-method3": Configuration("nltk-method3", "nltk", "split", smoothing="method3"),
-    "multi-bleu": Configuration("multi-bleu", "card", "split"),
-    "card": Configuration("card", "card", "13a"),
-}
-DEFAULT_COMPARE = ("sacrebleu", "nltk", "card")
-_SMOOTHINGS = {"sacrebleu": ("none", "floor", "add-k", "exp"),
-               "nltk": ("none", "method1", "method2", "method3"),
-               "card": ("none", "method1", "method2", "method3")}
-#: str.split() and the sacreBLEU tokenizers the fast statistics path supports
+def _builtin() -> dict[str, Configuration]:
+    out: dict[str, Configuration] = {}
+    for lib in _libraries():
+        for b in lib.configurations:
+            out[b.name] = Configuration(
+                b.name, lib.name, b.tokenize, lowercase=b.lowercase, smoothing=b.smoothing,
+                smooth_value=b.smooth_value, effective_order=b.effective_order,
+                max_order=b.max_order, aggregation=b.aggregation)
+    # bleu-compat's own: the card on str.split() tokens (multi-bleu.perl's tokens), and the card
+    out["multi-bleu"] = Configuration("multi-bleu", CARD, "split")
+    out["card"] = Configuration("card", CARD, "13a")
+    return out
+
+
+#: every built-in configuration: each registered implementation's (registry order), then ours
+BUILTIN: dict[str, Configuration] = _builtin()
+#: ``score --compare`` without names: the first configuration of each implementation
+#: declared ``in_default_compare``, then the card
+DEFAULT_COMPARE: tuple[str, ...] = tuple(
+    lib.configurations[0].name for lib in _libraries()
+    if lib.in_default_compare and lib.configurations) + ("card",)
+#: implementation -> its smoothing method names (``smooth=``)
+_SMOOTHINGS: dict[str, tuple[str, ...]] = {
+    **{lib.name: tuple(lib.smoothing) for lib in _libraries()}, CARD: CARD_SMOOTHINGS}
+#: str.split() and the tokenizers the fast statistics path supports
 _TOKENIZERS = ("split", "none", "13a", "intl", "zh", "char")
+
+
+def _config_syntax() -> str:
+    """:data:`CONFIG_SYNTAX`, from the registry (the built-in names, each implementation's
+    smoothing names and what ``value=`` is for it)."""
+    from bleu_compat.libraries.registry import SYNTAX_EXAMPLES, join_names
+
+    groups: dict[tuple[str, ...], list[str]] = {}
+    for name, methods in _SMOOTHINGS.items():
+        lib = _library(name)
+        groups.setdefault(methods, []).append(lib.display_name if lib is not None else name)
+    smooth = "; ".join(f"{join_names(who)}: {'|'.join(methods)}" for methods, who in groups.items())
+    values = ", ".join(lib.value_doc for lib in _libraries() if lib.value_doc)
+    no_eff = [lib.display_name for lib in _libraries() if lib.no_effective_order]
+    examples = " or ".join(f"'{e}'" for e in SYNTAX_EXAMPLES
+                           if e.partition(":")[0] in BUILTIN)
+    return (
+        f"CONFIG is a built-in name ({', '.join(BUILTIN)}) or BASE:key=value,... with keys "
+        f"tok={'|'.join(_TOKENIZERS[1:] + _TOKENIZERS[:1])} (split = str.split()), lc=yes|no "
+        f"(lowercase), smooth=<method> ({smooth}), value=<float>"
+        + (f" ({values})" if values else "")
+        + ", eff=yes|no (effective order"
+        + (f"; not {join_names(no_eff, 'or')}" if no_eff else "")
+        + "), order=N (max n-gram order)"
+        + (f", e.g. {examples}" if examples else "")
+    )
+
+
+#: the syntax of a configuration, as error messages and the help give it
+CONFIG_SYNTAX: str = _config_syntax()
 
 
 def _bool(key: str, value: str) -> bool:
@@ -189,14 +238,16 @@ def _check_smooth_value(spec: str, cfg: Configuration) -> None:
     any other method takes no value.
     """
     value = cfg.smooth_value
-    uses = {"sacrebleu": ("floor", "add-k"), "nltk": ("method1",), "card": ("method1",)}
-    if cfg.smoothing not in uses[cfg.implementation]:
+    lib = _library(cfg.implementation)
+    uses = lib.value_methods if lib is not None else ("method1",)
+    if cfg.smoothing not in uses:
         raise ValueError(f"{spec}: value={value:g} is used only with smooth="
-                         f"{' or '.join(uses[cfg.implementation])} ({cfg.implementation}), "
+                         f"{' or '.join(uses)} ({cfg.implementation}), "
                          f"not smooth={cfg.smoothing}")
     if not math.isfinite(value):
         raise ValueError(f"{spec}: value={value}: a finite number")
-    if cfg.smoothing in ("floor", "method1") and not 0 <= value <= 1:
+    card_method = lib.smoothing[cfg.smoothing] if lib is not None else cfg.smoothing
+    if card_method == "method1" and not 0 <= value <= 1:
         raise ValueError(f"{spec}: value={value:g}: the epsilon must be in [0, 1] "
                          "(the bleu-smoothing-compute card's range, as --smooth-value)")
 
@@ -254,8 +305,9 @@ def parse_config(spec: str, *, card_tokenize: str = "13a",
     cfg = replace(cfg, name=spec if rest else cfg.name, **changes)
     if cfg.smooth_value is not None:
         _check_smooth_value(spec, cfg)
-    if cfg.implementation == "nltk" and cfg.effective_order:
-        raise ValueError(f"{spec}: NLTK's corpus_bleu has no effective order")
+    lib = _library(cfg.implementation)
+    if lib is not None and lib.no_effective_order and cfg.effective_order:
+        raise ValueError(f"{spec}: {lib.no_effective_order}")
     cfg.card_smoothing  # checks add-k's k
     return cfg
 
@@ -263,7 +315,9 @@ def parse_config(spec: str, *, card_tokenize: str = "13a",
 # ---------------------------------------------------------------- the real libraries
 
 
-def _tokens(line: str, tok: str, lowercase: bool) -> list[str]:
+def config_tokens(line: str, tok: str, lowercase: bool) -> list[str]:
+    """One line's tokens as a configuration makes them: lowercased first (``lc=yes``), then
+    ``str.split()`` (``tok=split``) or :func:`bleu_compat.tokenizers.get_tokenizer`'s."""
     if lowercase:
         line = line.lower()
     if tok == "split":
@@ -273,44 +327,31 @@ def _tokens(line: str, tok: str, lowercase: bool) -> list[str]:
     return list(get_tokenizer(tok)(line))
 
 
+_tokens = config_tokens
+
+
 def library_points(cfg: Configuration, hyp_lines: Sequence[str],
                    ref_lines: Sequence[Sequence[str]]) -> float:
-    """The library's own number: sacreBLEU's ``score`` (0–100); NLTK's and the card's 0–1 value."""
-    if cfg.implementation == "sacrebleu":
-        return _sacrebleu_score(cfg, hyp_lines, ref_lines)
+    """The implementation's own number on its own scale (its declaration's ``native.scale``:
+    sacreBLEU's ``score`` on 0–100, NLTK's 0–1 value); the card's 0–1 value.
+
+    Raises:
+        OracleUnavailableError: the library is not installed.
+    """
+    lib = _library(cfg.implementation)
+    if lib is not None:
+        return float(lib.adapter_module().score_lines(cfg, hyp_lines, ref_lines))
     return run_library(cfg, hyp_lines, ref_lines)
-
-
-def _sacrebleu_score(cfg: Configuration, hyp_lines: Sequence[str],
-                     ref_lines: Sequence[Sequence[str]]) -> float:
-    from sacrebleu.metrics import BLEU
-
-    kwargs: dict[str, Any] = {}
-    if cfg.smooth_value is not None:
-        kwargs["smooth_value"] = cfg.smooth_value
-    metric = BLEU(lowercase=cfg.lowercase,
-                  tokenize="none" if cfg.tokenize == "split" else cfg.tokenize,
-                  smooth_method=cfg.smoothing, max_ngram_order=cfg.max_order,
-                  effective_order=cfg.effective_order, **kwargs)
-    if cfg.aggregation == "sentence-mean":
-        # what sacrebleu.sentence_bleu(h, refs, ...) does per segment (it builds this
-        # same BLEU object and calls sentence_score), then the plain mean of the scores
-        scores = [metric.sentence_score(h, list(refs)).score
-                  for h, refs in zip(hyp_lines, zip(*ref_lines))]
-        return float(sum(scores) / len(scores))
-    return float(metric.corpus_score(list(hyp_lines), [list(r) for r in ref_lines]).score)
 
 
 def run_library(cfg: Configuration, hyp_lines: Sequence[str],
                 ref_lines: Sequence[Sequence[str]]) -> float:
     """The real library's BLEU for ``cfg``, on the card's 0–1 scale.
 
-    sacreBLEU: ``BLEU(lowercase, tokenize, smooth_method, smooth_value,
-    max_ngram_order, effective_order).corpus_score(hyps, refs).score / 100``
-    (``tok=split`` is sacreBLEU's ``none``); NLTK: ``corpus_bleu`` on
-    ``str.split()`` (or sacreBLEU-tokenized) tokens with weights 1/N and
-    ``SmoothingFunction().methodK`` (method1 with ``epsilon``); card: the core
-    (:func:`bleu_compat.bleu.bleu_from_stats`, or ``smoothed_bleu``).
+    A registered implementation: its adapter's ``score_lines`` (the library called
+    as its users call it, e.g. sacreBLEU's ``BLEU(...).corpus_score``), divided by
+    100 when its own scale is 0–100 (the adapters' convention, SPEC.md section 7);
+    the card: the core (:func:`bleu_compat.bleu.bleu_from_stats`, or ``smoothed_bleu``).
 
     Args:
         hyp_lines: one line per segment.
@@ -319,23 +360,10 @@ def run_library(cfg: Configuration, hyp_lines: Sequence[str],
     Raises:
         OracleUnavailableError: the library is not installed.
     """
-    if cfg.implementation == "sacrebleu":
-        # the adapter's convention (SPEC.md section 7): the card's units are score / 100
-        return _sacrebleu_score(cfg, hyp_lines, ref_lines) / 100
-    if cfg.implementation == "nltk":
-        from nltk.translate.bleu_score import SmoothingFunction, corpus_bleu
-
-        hyps = [_tokens(h, cfg.tokenize, cfg.lowercase) for h in hyp_lines]
-        refs = [[_tokens(r, cfg.tokenize, cfg.lowercase) for r in seg] for seg in zip(*ref_lines)]
-        sf = SmoothingFunction(epsilon=cfg.smooth_value) if cfg.smooth_value is not None \
-            else SmoothingFunction()
-        fn = None if cfg.smoothing == "none" else getattr(sf, cfg.smoothing)
-        import warnings
-
-        with warnings.catch_warnings():  # method0's "0 counts of n-gram overlaps" advice, per call
-            warnings.simplefilter("ignore")
-            return float(corpus_bleu(refs, hyps, weights=(1 / cfg.max_order,) * cfg.max_order,
-                                     smoothing_function=fn))
+    lib = _library(cfg.implementation)
+    if lib is not None:
+        points = lib.adapter_module().score_lines(cfg, hyp_lines, ref_lines)
+        return points / 100 if lib.native.scale == "0-100" else float(points)
     from bleu_compat.bleu import bleu_from_stats
     from bleu_compat.stats import corpus_stats
 
@@ -402,73 +430,144 @@ class _Statistics:
 
 # ---------------------------------------------------------------- the models
 
-#: the state key of the floating-point order: ``"card"``, ``"sacrebleu"`` or ``"nltk"``
+#: the state key of the floating-point order: ``"card"`` or an implementation's name
 FLOAT_KEY = "float order"
 
 
+@dataclass(frozen=True)
+class Counted:
+    """What a statistics change sees: the segments of one tokenization.
+
+    Attributes:
+        rows: per segment ``[m_1..m_N, l_1..l_N, hyp_len, ref_len]`` (the card's statistics).
+        max_order: N.
+        tokenization, case: the state's (the fast path's tokenizer name; lowercased or not).
+    """
+
+    rows: list[list[int]]
+    max_order: int
+    tokenization: str
+    case: bool
+
+
+#: corpus statistics as the states pass them on: ``matches``, ``totals``,
+#: ``candidate_length``, ``reference_length`` (the smoothing request's fields)
+Stats = dict[str, Any]
+
+
+@dataclass(frozen=True)
+class StatisticsKind:
+    """A kind of change an implementation makes to the statistics (named by the implementation).
+
+    Attributes:
+        kind: the kind's id, as declarations name it.
+        apply: ``(stats, counted) -> stats``: the corpus statistics with the change
+            (given the statistics before it, which earlier changes may have made).
+        behind: ``(row, max_order) -> bool``: whether one segment is behind the change.
+        lines: ``(max_order, tokens) -> str``: which segments those are, in words.
+    """
+
+    kind: str
+    apply: Callable[[Stats, Counted], Stats]
+    behind: Callable[[Sequence[int], int], bool]
+    lines: Callable[[int, str], str]
+
+
+def _floor_totals(stats: Stats, counted: Counted) -> Stats:
+    # each segment's order-k total is at least 1: a hypothesis shorter than k tokens adds 1
+    n = counted.max_order
+    extra = [sum(1 for row in counted.rows if row[2 * n] < order) for order in range(1, n + 1)]
+    return dict(stats, totals=[t + x for t, x in zip(stats["totals"], extra)])
+
+
+#: the kinds of statistics change implementations declare (DecompositionSpec.statistics)
+STATISTICS_KINDS: dict[str, StatisticsKind] = {
+    "denominator-floor": StatisticsKind(
+        "denominator-floor", _floor_totals,
+        lambda row, n: row[2 * n] < n,
+        lambda n, tok: f"hypotheses shorter than {n} tokens on {tok} tokens"),
+}
+
+
 @functools.lru_cache(maxsize=None)
-def _models() -> tuple[Any, Any]:
-    from bleu_compat.libraries.nltk import model as nmodel
-    from bleu_compat.libraries.sacrebleu import model as smodel
-
-    return smodel, nmodel
+def _specs() -> tuple[tuple[Any, Any], ...]:
+    """(library, its DecompositionSpec) for every registered implementation, in order."""
+    return tuple((lib, lib.decomposition) for lib in _libraries())
 
 
-@functools.lru_cache(maxsize=None)
-def _entry_ids() -> tuple[dict[str, str], tuple[str, ...], tuple[str, ...], tuple[str, ...]]:
-    """(float order id per library, sacreBLEU's other entries, NLTK's other entries,
-    NLTK's zero-precision entries), each in catalog order."""
-    smodel, nmodel = _models()
-    floats = {"sacrebleu": smodel.FLOAT_SMOOTHING, "nltk": nmodel.FLOAT_SMOOTHING}
-    sacre = (smodel.STOPS, smodel.NO_MATCH, smodel.BP_ZERO_SMOOTHING)
-    nltk = (nmodel.ZERO_TINY_SMOOTHING, nmodel.METHOD1_ZERO, nmodel.NO_MATCH)
-    zero = (nmodel.ZERO_TINY_SMOOTHING, nmodel.METHOD1_ZERO)
-    return floats, sacre, nltk, zero
+def _floats() -> dict[str, str]:
+    """implementation -> the id of its float-order entry (those that have one)."""
+    return {lib.name: spec.float_entry for lib, spec in _specs() if spec.float_entry}
+
+
+def _switches() -> dict[str, tuple[str, ...]]:
+    """implementation -> its entries that are factors of their own (catalog order); card: none."""
+    return {**{lib.name: spec.switches for lib, spec in _specs()}, CARD: ()}
+
+
+def _statistics() -> dict[str, str]:
+    """statistics factor name -> its kind, every implementation's, in registry order."""
+    return {name: kind for _, spec in _specs() for name, kind in spec.statistics}
+
+
+def _card_value(request: dict[str, Any]) -> float:
+    """The bleu-smoothing-compute card's score on ``request`` (the dialect with nothing on)."""
+    from bleu_compat.harness.dialect import card_bp, card_smoothed_bleu, card_smoothing
+
+    sm, st, used = card_smoothing(request)
+    if not request.get("effective_order", False):
+        used = len(request["matches"])
+    bp = card_bp(request["candidate_length"], request["reference_length"])
+    return float(card_smoothed_bleu(request, sm, st, used, bp))
 
 
 def _arithmetic(request: dict[str, Any], float_order: str, on: frozenset[str]) -> float:
     """A smoothing request's ``bleu`` with the float order and catalog entries ``on``.
 
-    The entries of one library (or none: the card) are that library's dialect
-    model, exactly (:mod:`bleu_compat.libraries.sacrebleu.model`,
-    :mod:`bleu_compat.libraries.nltk.model`); those are every state a library's
-    end or a sequential step reaches. A state with both libraries' entries on
-    is no library's, but Shapley values average over such states too, so it is
-    defined so: where NLTK's zero-precision entries (``NLTK-ZERO-MATCH-TINY``,
-    ``NLTK-METHOD1-ZERO-EPSILON``) give a score (a zero precision, where the
-    card's and sacreBLEU's formulas give 0 or almost 0) that score stands, in
-    NLTK's arithmetic as their models define it; elsewhere the library of the
-    float order decides with its entries (the card's order: sacreBLEU's
-    entries in the card's arithmetic).
+    The entries of one implementation (or none: the card) are that
+    implementation's dialect model, exactly (its ``model.py``); those are every
+    state an implementation's end or a sequential step reaches. A state with
+    two implementations' entries on is no implementation's, but Shapley values
+    average over such states too, so it is defined so: where an
+    implementation's *dominant* entries (NLTK's zero-precision entries,
+    ``NLTK-ZERO-MATCH-TINY``, ``NLTK-METHOD1-ZERO-EPSILON``: a score for a zero
+    precision, where the card's and sacreBLEU's formulas give 0 or almost 0)
+    change its score, that score stands, in its arithmetic as its model defines
+    it; elsewhere the implementation of the float order decides with its entries
+    (the card's order: the first implementation in registry order with entries
+    on, in the card's arithmetic).
 
     Raises:
         UnreproducedError: a model raises where the library scores.
     """
-    smodel, nmodel = _models()
-    floats, sacre, nltk, zero = _entry_ids()
-    s_on = frozenset(e for e in on if e in sacre)
-    n_on = frozenset(e for e in on if e in nltk)
-    if float_order == "sacrebleu":
-        s_on |= {floats["sacrebleu"]}
-    elif float_order == "nltk":
-        n_on |= {floats["nltk"]}
+    specs = _specs()
+    floats = _floats()
+    own: dict[str, frozenset[str]] = {}
+    for lib, spec in specs:
+        ids = frozenset(e for e in on if e in spec.switches)
+        if float_order == lib.name and lib.name in floats:
+            ids |= {floats[lib.name]}
+        own[lib.name] = ids
+    active = [lib for lib, _ in specs if own[lib.name]]
 
-    def run(model: Any, ids: frozenset[str]) -> float:
-        out = model.evaluate(SMOOTH_TOOL, "as_called", request, ids, {})
+    def run(lib: Any, ids: frozenset[str]) -> float:
+        out = lib.evaluate(SMOOTH_TOOL, "as_called", request, ids, {})
         if "error" in out:
-            raise UnreproducedError(f"the {model.__name__} model raises {out['error']}")
+            raise UnreproducedError(f"the {lib.model} model raises {out['error']}")
         return float(out["bleu"])
 
-    if not n_on:
-        return run(smodel, s_on)  # with nothing on: the card
-    if not s_on:
-        return run(nmodel, n_on)
-    zero_on = n_on & frozenset(zero)
-    if zero_on:
-        with_zero = run(nmodel, n_on)
-        if with_zero != run(nmodel, n_on - zero_on):
-            return with_zero
-    return run(nmodel, n_on) if float_order == "nltk" else run(smodel, s_on)
+    if not active:
+        return _card_value(request)
+    if len(active) == 1:
+        return run(active[0], own[active[0].name])
+    for lib in active:
+        dominant = own[lib.name] & frozenset(lib.decomposition.dominant)
+        if dominant:
+            with_dominant = run(lib, own[lib.name])
+            if with_dominant != run(lib, own[lib.name] - dominant):
+                return with_dominant
+    decider = next((lib for lib in active if lib.name == float_order), active[0])
+    return run(decider, own[decider.name])
 
 
 @dataclass(frozen=True)
@@ -487,57 +586,68 @@ class _Evaluator:
     def __init__(self, stats: _Statistics, max_order: int) -> None:
         self.stats, self.max_order = stats, max_order
         self._memo: dict[tuple[Any, ...], float] = {}
-        self._floor: dict[tuple[str, bool], list[int]] = {}
+        self._changed: dict[tuple[Any, ...], Stats] = {}
 
-    def floor_additions(self, tok: str, lowercase: bool) -> list[int]:
-        """Per order n, the hypotheses shorter than n tokens (NLTK's floor adds 1 each)."""
-        key = (tok, lowercase)
-        if key not in self._floor:
-            _, rows = self.stats.get(tok, lowercase)
-            n = self.max_order
-            self._floor[key] = [sum(1 for row in rows if row[2 * n] < order)
-                                for order in range(1, n + 1)]
-        return self._floor[key]
+    def statistics(self, state: dict[str, Any]) -> Stats:
+        """The corpus statistics of ``state``: its tokenization's, with its statistics changes
+        applied in :func:`_order`'s order (computed once per combination)."""
+        tok, case = state["tokenization"], state["case"]
+        kinds = tuple(kind for name, kind in _statistics().items() if state[name])
+        key = (tok, case, kinds)
+        if key not in self._changed:
+            total, rows = self.stats.get(tok, case)
+            stats: Stats = {"matches": list(total.matches), "totals": list(total.totals),
+                            "candidate_length": total.hyp_len, "reference_length": total.ref_len}
+            counted = Counted(rows, self.max_order, tok, case)
+            for kind in kinds:
+                stats = STATISTICS_KINDS[kind].apply(stats, counted)
+            self._changed[key] = stats
+        return self._changed[key]
 
     def value(self, state: dict[str, Any]) -> float:
         key = tuple(sorted(state.items(), key=lambda kv: kv[0]))
         if key in self._memo:
             return self._memo[key]
-        total, _ = self.stats.get(state["tokenization"], state["case"])
-        totals = list(total.totals)
-        if state[FLOOR]:
-            for k, extra in enumerate(self.floor_additions(state["tokenization"], state["case"])):
-                totals[k] += extra
+        stats = self.statistics(state)
         method, eps = state["smoothing"]
-        request = {"matches": list(total.matches), "totals": totals,
-                   "candidate_length": total.hyp_len, "reference_length": total.ref_len,
+        request = {"matches": list(stats["matches"]), "totals": list(stats["totals"]),
+                   "candidate_length": stats["candidate_length"],
+                   "reference_length": stats["reference_length"],
                    "smoothing": method, "epsilon": eps,
                    "effective_order": state["effective order"]}
-        _, sacre, nltk, _ = _entry_ids()
-        on = frozenset(e for e in (*sacre, *nltk) if state[e])
+        on = frozenset(e for ids in _switches().values() for e in ids if state[e])
         self._memo[key] = _arithmetic(request, state[FLOAT_KEY], on)
         return self._memo[key]
 
 
 def _end_state(cfg: Configuration) -> dict[str, Any]:
-    _, sacre, nltk, _ = _entry_ids()
+    lib = _library(cfg.implementation)
+    mine = {name for name, _ in lib.decomposition.statistics} if lib is not None else set()
     state: dict[str, Any] = {
         "case": cfg.lowercase,
         "tokenization": cfg.stats_tokenize,
         "smoothing": cfg.card_smoothing,
         "effective order": cfg.effective_order,
-        FLOOR: cfg.implementation == "nltk",
-        FLOAT_KEY: cfg.implementation,
     }
-    for e in sacre:
-        state[e] = cfg.implementation == "sacrebleu"
-    for e in nltk:
-        state[e] = cfg.implementation == "nltk"
+    for name in _statistics():
+        state[name] = name in mine
+    state[FLOAT_KEY] = cfg.implementation
+    for impl, ids in _switches().items():
+        for e in ids:
+            state[e] = cfg.implementation == impl
     return state
 
 
-#: the order of the sequential steps that change the request (the arithmetic follows)
-_ORDER = ("case", "tokenization", "smoothing", "effective order", FLOOR)
+#: the request's factors, in the order of the sequential steps (the statistics changes
+#: follow, then the arithmetic)
+_REQUEST_ORDER = ("case", "tokenization", "smoothing", "effective order")
+
+
+def _order() -> tuple[str, ...]:
+    """The order of the sequential steps that change the request or the statistics."""
+    return _REQUEST_ORDER + tuple(_statistics())
+
+
 #: exact Shapley values are given for at most this many factors that move the score
 MAX_SHAPLEY = 8
 #: factors are tested for moving the score (every subset evaluated) up to this many
@@ -551,42 +661,43 @@ def _display_id(entry: str, cfg: Configuration) -> str:
     ``smooth_method='none'`` are the bleu-corpus-compute entries
     (``NLTK-FLOAT-ORDER``, ``NLTK-ZERO-MATCH-TINY``, ``SACREBLEU-FLOAT-ORDER``);
     the models evaluated are the bleu-smoothing-compute ones, which with method
-    ``none`` are the same computation.
+    ``none`` are the same computation (each implementation's ``corpus_ids``).
     """
     if cfg.smoothing != "none":
         return entry
-    smodel, nmodel = _models()
-    return {smodel.FLOAT_SMOOTHING: smodel.FLOAT, nmodel.FLOAT_SMOOTHING: nmodel.FLOAT,
-            nmodel.ZERO_TINY_SMOOTHING: nmodel.ZERO_TINY}.get(entry, entry)
+    for _, spec in _specs():
+        if entry in spec.corpus_ids:
+            return spec.corpus_ids[entry]
+    return entry
 
 
 def _factors(a: Configuration, b: Configuration, sa: dict[str, Any], sb: dict[str, Any]
              ) -> list[_Factor]:
     """The factors that differ between the two ends, in the order of the sequential steps.
 
-    The request's factors (:data:`_ORDER`), then ``a``'s own catalog entries
-    switched off, the float order, and ``b``'s entries switched on: every state
-    the steps pass through is one library's dialect (or the card).
+    The request's factors and the statistics changes (:func:`_order`), then
+    ``a``'s own catalog entries switched off, the float order, and ``b``'s
+    entries switched on: every state the steps pass through is one
+    implementation's dialect (or the card).
 
-    The float order is one factor: each library's ``...-FLOAT-ORDER`` entry is
-    the whole score evaluated in that library's order of operations, so two of
+    The float order is one factor: each implementation's ``...-FLOAT-ORDER``
+    entry is the whole score evaluated in its order of operations, so two of
     them cannot be on at once (no score is evaluated in two orders); between
-    sacreBLEU and NLTK the factor is the bundle ``SACREBLEU-FLOAT-ORDER... /
-    NLTK-FLOAT-ORDER...`` (sacreBLEU's order -> NLTK's). Every other entry is
-    its own factor, named by its catalog id.
+    two implementations the factor is the bundle of both ids (e.g.
+    ``SACREBLEU-FLOAT-ORDER / NLTK-FLOAT-ORDER``: sacreBLEU's order -> NLTK's).
+    Every other entry is its own factor, named by its catalog id.
     """
-    floats, sacre, nltk, _ = _entry_ids()
-    out = [_Factor(name, name, sa[name], sb[name]) for name in _ORDER if sa[name] != sb[name]]
-    own = {"sacrebleu": sacre, "nltk": nltk, "card": ()}
-    for e in own[a.implementation]:
+    floats, own = _floats(), _switches()
+    out = [_Factor(name, name, sa[name], sb[name]) for name in _order() if sa[name] != sb[name]]
+    for e in own.get(a.implementation, ()):
         if sa[e] != sb[e]:
             out.append(_Factor(_display_id(e, a), e, sa[e], sb[e]))
     if sa[FLOAT_KEY] != sb[FLOAT_KEY]:
         names = [_display_id(floats[impl], cfg) for impl, cfg in
                  ((sa[FLOAT_KEY], a), (sb[FLOAT_KEY], b)) if impl in floats]
         out.append(_Factor(" / ".join(names), FLOAT_KEY, sa[FLOAT_KEY], sb[FLOAT_KEY]))
-    for e in own[b.implementation]:
-        if sa[e] != sb[e] and e not in own[a.implementation]:
+    for e in own.get(b.implementation, ()):
+        if sa[e] != sb[e] and e not in own.get(a.implementation, ()):
             out.append(_Factor(_display_id(e, b), e, sa[e], sb[e]))
     return out
 
@@ -602,7 +713,10 @@ def _describe(name: str, value: Any) -> str:
     if name == "effective order":
         return "yes" if value else "no"
     if name == FLOAT_KEY:
-        return {"sacrebleu": "sacreBLEU's", "nltk": "NLTK's", "card": "the card's"}[value]
+        if value == CARD:
+            return "the card's"
+        lib = _library(value)
+        return f"{lib.display_name if lib is not None else value}'s"
     return "on" if value else "off"
 
 
@@ -751,12 +865,14 @@ def segment_behind(cause: str, max_order: int, row: Sequence[int],
         other: the same segment's statistics after the step (tokenization, case).
 
     Returns:
-        ``NLTK-DENOMINATOR-FLOOR``: the hypothesis is shorter than N tokens (its
-        order-N total is floored to 1); ``tokenization``, ``case``: the
-        segment's statistics change; every other cause is a corpus-level one: False.
+        A statistics change (e.g. ``NLTK-DENOMINATOR-FLOOR``): its kind's rule
+        (the floor: the hypothesis is shorter than N tokens, its order-N total is
+        floored to 1); ``tokenization``, ``case``: the segment's statistics
+        change; every other cause is a corpus-level one: False.
     """
-    if cause == FLOOR:
-        return row[2 * max_order] < max_order
+    kind = _statistics().get(cause)
+    if kind is not None:
+        return STATISTICS_KINDS[kind].behind(row, max_order)
     if cause in ("tokenization", "case"):
         return other is not None and list(row) != list(other)
     return False
@@ -765,11 +881,12 @@ def segment_behind(cause: str, max_order: int, row: Sequence[int],
 def _lines_behind(name: str, state: dict[str, Any], nxt: dict[str, Any], ev: _Evaluator
                   ) -> tuple[tuple[int, ...], str]:
     n = ev.max_order
-    if name == FLOOR:
+    kind = _statistics().get(name)
+    if kind is not None:
         _, rows = ev.stats.get(state["tokenization"], state["case"])
         tok = _describe("tokenization", state["tokenization"])
         return (tuple(k + 1 for k, row in enumerate(rows) if segment_behind(name, n, row)),
-                f"hypotheses shorter than {n} tokens on {tok} tokens")
+                STATISTICS_KINDS[kind].lines(n, tok))
     if name in ("tokenization", "case"):
         _, r1 = ev.stats.get(state["tokenization"], state["case"])
         _, r2 = ev.stats.get(nxt["tokenization"], nxt["case"])
@@ -875,7 +992,7 @@ def decompose(a: Configuration, b: Configuration, a_bleu: float, b_bleu: float,
         nxt[f.key] = f.b
         lines, lnote = _lines_behind(f.key, state, nxt, ev)
         other: dict[str, tuple[int, ...]] = {}
-        if f.key == FLOOR:  # the same entry's lines in the other tokenization
+        if f.key in _statistics():  # the same change's lines in the other tokenization
             for s in (sa, sb):
                 if s["tokenization"] != state["tokenization"] or s["case"] != state["case"]:
                     l2, n2 = _lines_behind(f.key, s, s, ev)
@@ -942,8 +1059,10 @@ def compare(hypothesis: str, references: Sequence[str],
         if progress:
             progress(f"running {c.name} ({c.implementation})")
         points = library_points(c, hyp_lines, ref_lines)
-        bleu = points / 100 if c.implementation == "sacrebleu" else points
-        runs.append(ConfigRun(c, bleu, points if c.implementation == "sacrebleu" else 100 * bleu))
+        lib = _library(c.implementation)
+        on_100 = lib is not None and lib.native.scale == "0-100"
+        bleu = points / 100 if on_100 else points
+        runs.append(ConfigRun(c, bleu, points if on_100 else 100 * bleu))
     mismatches = _token_check(cfgs, hypothesis, hyp_lines, references, ref_lines, progress)
     stats = _Statistics(hypothesis, references, max_order)
     try:
@@ -961,24 +1080,29 @@ def compare(hypothesis: str, references: Sequence[str],
 def _token_check(cfgs: Sequence[Configuration], hypothesis: str, hyp_lines: Sequence[str],
                  references: Sequence[str], ref_lines: Sequence[Sequence[str]],
                  progress: Callable[[str], Any] | None) -> tuple[Any, ...]:
-    """The installed sacreBLEU's tokens against ours, once per tokenizer it ran on raw text.
+    """The installed libraries' tokens against ours, once per tokenizer a library ran on raw text.
 
-    Issue 20: our tokenizers are the judge's; a sacreBLEU whose tokenizer lost a
-    rule gives other tokens, and that must be reported, not explained.
+    Issue 20: our tokenizers are the judge's; a library whose tokenizer lost a rule
+    gives other tokens, and that must be reported, not explained. Only libraries that
+    tokenize raw text (a plug-in with a ``tokens`` hook) are asked.
     """
-    from bleu_compat.tokenizers.check import first_mismatch
+    from bleu_compat.tokenizers.check import check_library
 
     sources = [(hypothesis, hyp_lines), *zip(references, ref_lines)]
-    seen: set[tuple[str, bool]] = set()
+    seen: set[tuple[str, str, bool]] = set()
     out = []
     for c in cfgs:
-        key = ("none" if c.tokenize == "split" else c.tokenize, c.lowercase)
-        if c.implementation != "sacrebleu" or key in seen:
+        lib = _library(c.implementation)
+        if lib is None or lib.tokens is None:
+            continue
+        tok = c.stats_tokenize  # split runs the library's own "none" on the raw lines
+        key = (lib.name, tok, c.lowercase)
+        if key in seen:
             continue
         seen.add(key)
         if progress:
-            progress(f"checking sacreBLEU's {key[0]} tokens against ours")
-        mismatch = first_mismatch(sources, key[0], key[1])
+            progress(f"checking {lib.display_name}'s {tok} tokens against ours")
+        mismatch = check_library(lib, sources, tok, c.lowercase)
         if mismatch is not None:
             out.append(mismatch)
     return tuple(out)

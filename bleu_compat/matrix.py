@@ -48,20 +48,27 @@ __all__ = [
 ]
 
 FORMAT = "bleu-compat-matrix/1"
-LIBRARIES = ("sacrebleu", "nltk")
 #: generated cases per tool in each environment (the whole default matrix runs in minutes)
 DEFAULT_CASES = 150
 
-#: ``--all``: the latest patch release of every minor line (sacreBLEU 1.2-2.6, NLTK 3.4-3.10),
-#: plus the patch releases named in the issue (sacreBLEU 2.3.1).
-ALL_VERSIONS: dict[str, tuple[str, ...]] = {
-    "sacrebleu": ("1.2.21", "1.3.7", "1.4.14", "1.5.1", "2.0.0", "2.1.0", "2.2.1", "2.3.1",
-                  "2.3.3", "2.4.3", "2.5.1", "2.6.0"),
-    "nltk": ("3.4.5", "3.5", "3.6.7", "3.7", "3.8.1", "3.9.4", "3.10.4"),
-}
 
-#: the other library's release installed beside the pinned one (tokenizing the real corpora)
-REFERENCE = {"sacrebleu": "2.6.0", "nltk": "3.10.4"}
+def _libraries() -> tuple[Any, ...]:
+    from bleu_compat.libraries.registry import libraries
+
+    return libraries()
+
+
+#: the registered implementations the matrix measures (those declaring release lines)
+LIBRARIES: tuple[str, ...] = tuple(lib.name for lib in _libraries() if lib.matrix_releases)
+
+#: ``--all``: each implementation's declared releases (for the two first ones: the latest
+#: patch release of every minor line, plus the patch releases an issue named)
+ALL_VERSIONS: dict[str, tuple[str, ...]] = {
+    lib.name: lib.matrix_releases for lib in _libraries() if lib.matrix_releases}
+
+#: each other implementation's release installed beside the pinned one (tokenizing the real corpora)
+REFERENCE: dict[str, str] = {
+    lib.name: lib.reference_release for lib in _libraries() if lib.reference_release}
 
 _MARKER = "bleu-compat-env.json"
 _ENV_FORMAT = "bleu-compat-env/1"
@@ -116,18 +123,22 @@ def parse_versions(text: str) -> list[str]:
 def env_requirements(spec: EnvSpec, source: Path) -> list[str]:
     """The pip requirements of ``spec``'s environment.
 
-    The project's runtime dependencies (``pyproject.toml``) without sacreBLEU and
-    NLTK, then ``library==version`` and the other library at :data:`REFERENCE`.
+    The project's runtime dependencies (``pyproject.toml``) without the
+    implementations the matrix measures, then ``library==version`` and each
+    other one at its :data:`REFERENCE` release.
     """
     import tomllib
 
     from packaging.requirements import Requirement
 
     data = tomllib.loads((source / "pyproject.toml").read_text(encoding="utf-8"))
+    distributions = {lib.name: lib.distribution for lib in _libraries()}
+    measured = {distributions[name].lower() for name in LIBRARIES}
     deps = [d for d in data["project"]["dependencies"]
-            if Requirement(d).name.lower() not in LIBRARIES]
-    other = next(lib for lib in LIBRARIES if lib != spec.library)
-    return deps + [f"{spec.library}=={spec.version}", f"{other}=={REFERENCE[other]}"]
+            if Requirement(d).name.lower() not in measured]
+    others = [f"{distributions[name]}=={REFERENCE[name]}" for name in LIBRARIES
+              if name != spec.library and name in REFERENCE]
+    return deps + [f"{distributions[spec.library]}=={spec.version}", *others]
 
 
 def env_python(path: Path) -> Path:
@@ -258,15 +269,14 @@ def run_one(library: str, out: Path, *, cases: int, seed: int, workers: int | No
     Raises:
         OracleUnavailableError: the library cannot be imported or has no adapter.
     """
-    import logging
-
     from bleu_compat.harness.report import build_report, versions_now
     from bleu_compat.harness.run import REAL_SETS, run_crosscheck
     from bleu_compat.libraries import check_importable
+    from bleu_compat.libraries.registry import quiet_loggers
     from bleu_compat.tools import TOOL_IDS
 
     check_importable(library)
-    logging.getLogger("sacrebleu").setLevel(logging.ERROR)
+    quiet_loggers()
     impls = (f"{library}/as_called", f"{library}/mapped")
     per_tool = {t: cases for t in TOOL_IDS}
     real_sets = REAL_SETS if real else ()

@@ -1,8 +1,8 @@
-"""``score --compare``: the card's corpus BLEU beside sacreBLEU's and NLTK's.
+"""``score --compare``: the card's corpus BLEU beside each implementation's.
 
 For one system (hypotheses plus their references, already tokens) this
 builds a bleu-corpus-compute request, computes the card's output with the
-core, runs sacreBLEU and NLTK on the same tokens *as users call them*
+core, runs the registered implementations asked for on the same tokens *as users call them*
 (adapters in ``"as_called"`` mode), compares every output field (integers
 exactly, floats in ULPs, SPEC.md §7) and asks the divergence catalog
 (:func:`bleu_compat.catalog.classify`) which entries' models reproduce the
@@ -145,11 +145,11 @@ class LibraryComparison:
     """One library, as users call it, against the card on one system.
 
     Attributes:
-        library: ``"sacrebleu"`` or ``"nltk"``.
+        library: the implementation's registered name.
         version: the installed version.
         output: the library's result in the card's output shape (0–1 scale), or None.
-        score: the library's BLEU on the 0–100 scale as it reports it
-            (sacreBLEU's ``score``; NLTK's float times 100), or None.
+        score: the library's BLEU on the 0–100 scale as it reports it (its own
+            number when that is on 0–100, else 100 × its card-units ``bleu``), or None.
         differences: every field that differs, with its explanations.
         error: the library's exception (``"Type: message"``), or None.
         not_representable: why the adapter could not run it, or None.
@@ -171,7 +171,7 @@ class LibraryComparison:
 
 @dataclass(frozen=True)
 class SystemComparison:
-    """The card, sacreBLEU and NLTK on one system.
+    """The card and each implementation asked for on one system.
 
     Attributes:
         system: the system's name (its file as given).
@@ -225,8 +225,12 @@ def _explanations(request: dict[str, Any], rep: Any, name: str) -> tuple[Explana
 
 
 def _library_score(library: str, output: dict[str, Any] | None, raw: dict[str, Any]) -> float | None:
-    if library == "sacrebleu" and isinstance(raw.get("score"), (int, float)):
-        return float(raw["score"])
+    from .libraries.registry import library as declared
+
+    native = declared(library).native
+    own = native.of(raw) if native.scale == "0-100" else None
+    if own is not None:
+        return float(own)
     if output is not None and isinstance(output.get("bleu"), (int, float)):
         return 100 * float(output["bleu"])
     return None
@@ -241,16 +245,19 @@ def compare_library(
         OracleUnavailableError: the library is not installed.
     """
     from .libraries import run_adapter
+    from .libraries.registry import library as declared
 
-    # sacreBLEU logs "That's 100 lines that end in a tokenized period" for
-    # tokenized input; the input is tokens by design, so that advice is noise.
-    logger = logging.getLogger("sacrebleu")
-    level = logger.level
-    logger.setLevel(logging.ERROR)
+    # A library may log advice about tokenized input (sacreBLEU: "That's 100 lines
+    # that end in a tokenized period"); the input is tokens by design, so it is noise.
+    loggers = [logging.getLogger(name) for name in declared(library).loggers]
+    levels = [logger.level for logger in loggers]
+    for logger in loggers:
+        logger.setLevel(logging.ERROR)
     try:
         result = run_adapter(library, "as_called", CORPUS_TOOL, request)
     finally:
-        logger.setLevel(level)
+        for logger, level in zip(loggers, levels):
+            logger.setLevel(level)
     differences: list[FieldDifference] = []
     from .catalog import classify
     from .harness.truth import truth
@@ -296,7 +303,7 @@ def compare_system(
     references: Sequence[Sequence[Tokens]],
     *,
     max_order: int = 4,
-    libraries: Sequence[str] = ("sacrebleu", "nltk"),
+    libraries: Sequence[str] | None = None,
 ) -> SystemComparison:
     """The card's corpus BLEU of one system beside each library's.
 
@@ -305,7 +312,8 @@ def compare_system(
         hypotheses: hypotheses[i] is the token list of segment i.
         references: references[i] holds every reference token list of segment i.
         max_order: N.
-        libraries: which libraries to run, in display order.
+        libraries: which libraries to run, in display order (default: the registered
+            implementations that ``score --compare`` always runs, ``in_default_compare``).
 
     Returns:
         A :class:`SystemComparison`; its ``unexpected`` is True when a
@@ -315,6 +323,10 @@ def compare_system(
         InvalidInputError: lengths differ or a segment has no reference.
         OracleUnavailableError: a library is not installed.
     """
+    if libraries is None:
+        from .libraries.registry import libraries as registered
+
+        libraries = [lib.name for lib in registered() if lib.in_default_compare]
     request = build_request(hypotheses, references, max_order=max_order)
     card = card_output(corpus_stats(hypotheses, references, max_order=max_order))
     return SystemComparison(

@@ -106,7 +106,10 @@ def _message(implementation: Any, request: dict[str, Any], result: Any, diffs: l
             near = (f"; the nearest dialect, {nearest.get('dialect')} with "
                     f"{' + '.join(nearest['entries'])}, gives {dumps_js(nearest['value'])}"
                     if nearest["entries"] else "; nearest is the card itself")
-        lines.append("  UNEXPECTED: no known dialect (sacreBLEU's, NLTK's) reproduces it" + near)
+        from bleu_compat.libraries.registry import libraries
+
+        known = ", ".join(f"{lib.display_name}'s" for lib in libraries())
+        lines.append(f"  UNEXPECTED: no known dialect ({known}) reproduces it" + near)
         lines.append(f"  (shrunk from a generated request: {dumps_js(found)[:300]})")
     return "\n".join(lines)
 

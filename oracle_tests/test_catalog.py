@@ -279,7 +279,7 @@ def test_tokenizer_entry_against_the_libraries(e) -> None:
     (skipped where that environment is not cached)."""
     from bleu_compat import matrix
     from bleu_compat.libraries import library_version
-    from bleu_compat.tokenizers.check import library_tokenizer
+    from bleu_compat.libraries.sacrebleu.tokens import library_tokenizer
 
     installed = library_version(e.library)
     expected = e.library_tokens if installed in e.verified else e.newest_tokens

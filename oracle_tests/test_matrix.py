@@ -402,7 +402,9 @@ import json, sys
 from pathlib import Path
 from bleu_compat.errors import ConfigError
 from bleu_compat.tokenizers import releases
-from bleu_compat.tokenizers.check import first_mismatch, installed_release, library_tokenizer
+from bleu_compat.libraries.registry import library
+from bleu_compat.libraries.sacrebleu.tokens import library_tokenizer
+from bleu_compat.tokenizers.check import check_library, release_of
 from bleu_compat.corpus_io import read_lines
 risky = ["a\\b", "x\u00bd.y", "\u216b,z", "5.\u00bd", "Price: 3\u00bd.", "a..5", "1.5.6", "3-4-",
          ".,.,", "&amp;lt;", "&amp;quot;", "<skipped>x", "2023.", "\u20ac5", "a\u00a0.b",
@@ -410,7 +412,8 @@ risky = ["a\\b", "x\u00bd.y", "\u216b,z", "5.\u00bd", "Price: 3\u00bd.", "a..5",
          "\u4e2d\u6587\uff0c\u6d4b\u8bd5\u30022023.", "\u2014a\u2019b", "x\u200by", "\U0001fae9x"]
 sources = [("risky", risky)] + [(str(p), read_lines(p).lines[:300])
                                 for p in sorted(Path(sys.argv[1]).rglob("*.txt"))]
-release = installed_release()
+lib = library("sacrebleu")
+release = release_of(lib)
 out = {"release": release}
 for name in ("none", "13a", "intl", "zh", "char"):
     for lc in (False, True):
@@ -424,7 +427,7 @@ for name in ("none", "13a", "intl", "zh", "char"):
             except KeyError:
                 out[key] = "neither has it"
             continue
-        m = first_mismatch(sources, name, lc, release)
+        m = check_library(lib, sources, name, lc)
         out[key] = "same" if m is None else m.message()
 print(json.dumps(out))
 '''

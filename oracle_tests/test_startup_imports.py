@@ -15,9 +15,16 @@ from pathlib import Path
 
 import pytest
 
+#: third-party packages and bleu_compat modules (with their submodules) a command must not load
+#: unless it needs them. The implementation registry and its declarations
+#: (bleu_compat.libraries, .registry, .plugin, .<name>) are data, read for help texts; an
+#: implementation's adapter, model or entries module is heavy (LIBRARY_PARTS).
 HEAVY = ("bleu_compat.harness", "hypothesis", "jsonschema", "fastjsonschema", "numpy", "sacrebleu",
-         "nltk", "starlette", "uvicorn", "bleu_compat.catalog", "bleu_compat.libraries", "dask",
+         "nltk", "starlette", "uvicorn", "bleu_compat.catalog", "dask",
          "distributed", "bleu_compat.cluster")
+
+#: the modules of an implementation that import (or prepare to import) the library itself
+LIBRARY_PARTS = ("adapter", "model", "entries")
 
 
 def imported_after(argv: list[str], cwd: Path, stdin: str = "") -> tuple[int, set[str]]:
@@ -26,7 +33,10 @@ def imported_after(argv: list[str], cwd: Path, stdin: str = "") -> tuple[int, se
         "import io, json, sys\n"
         "from bleu_compat.cli import main\n"
         f"status = main({argv!r})\n"
-        f"heavy = sorted(m for m in sys.modules if m.split('.')[0] in {HEAVY!r} or m in {HEAVY!r})\n"
+        f"heavy = sorted(m for m in sys.modules if m.split('.')[0] in {HEAVY!r} or m in {HEAVY!r}\n"
+        f"               or any(m.startswith(h + '.') for h in {HEAVY!r})\n"
+        f"               or m.startswith('bleu_compat.libraries.')\n"
+        f"               and m.rsplit('.', 1)[1] in {LIBRARY_PARTS!r})\n"
         "sys.stdout.flush()\n"
         "print('\\nIMPORTS ' + json.dumps([status, heavy]))\n"
     )

@@ -63,7 +63,8 @@ def test_planted_tokenizer_in_the_json_output(planted: None, capsys) -> None:
     assert len(mismatches) == 1 and doc["systems"][0]["compare"]["unexpected"] is True
     m = mismatches[0]
     assert (m["tokenizer"], m["line"], m["source"]) == ("13a", 1, SYS)
-    assert m["sacrebleu"][0] == "28-jähriger" and m["ours"][:3] == ["28", "-", "jähriger"]
+    assert m["library"] == "sacreBLEU" and m["library_tokens"][0] == "28-jähriger"
+    assert m["ours"][:3] == ["28", "-", "jähriger"]
 
 
 def test_planted_tokenizer_with_lowercase_and_a_neighbour_case(planted: None, tmp_path, capsys) -> None:
@@ -95,7 +96,8 @@ def test_crosscheck_real_corpora_report_the_planted_tokenizer(planted: None) -> 
     assert d.case_id == "real:wmt17-en-de-uedin-nmt" and d.implementation == "sacrebleu/as_called"
     assert d.library_value[0] == "28-jähriger" and d.card_value[:3] == ["28", "-", "jähriger"]
     assert "on line 1 of wmt17-en-de-uedin-nmt/sys.uedin-nmt.4722.txt" in d.request["token_check"]
-    assert tally.real[-1]["token_check"]["same"] is False
+    [check] = tally.real[-1]["token_checks"]
+    assert check["same"] is False and check["library"] == "sacreBLEU"
 
 
 def test_crosscheck_real_corpora_agree_without_the_plant() -> None:
@@ -104,7 +106,7 @@ def test_crosscheck_real_corpora_agree_without_the_plant() -> None:
     real = next(r for r in REAL_SETS if r.name == "wmt17-en-de-uedin-nmt")
     tally = _run_real(real, ("sacrebleu/as_called",), None)
     assert not [d for d in tally.unexpected if d.field == "tokens"]
-    check = tally.real[-1]["token_check"]
+    [check] = tally.real[-1]["token_checks"]
     assert check["same"] is True and check["lines"] == 2 * 3004 and check["tokenizer"] == "13a"
 
 
@@ -113,7 +115,7 @@ def test_the_mismatch_message_cuts_long_lines_around_the_difference() -> None:
 
     ours = tuple(f"w{k}" for k in range(100)) + ("3", "-", "4")
     theirs = tuple(f"w{k}" for k in range(100)) + ("3-4",)
-    m = TokenMismatch("13a", False, "2.6.0", "13a", "f.txt", 7, "...", ours, theirs)
+    m = TokenMismatch("sacreBLEU", "13a", False, "2.6.0", "13a", "f.txt", 7, "...", ours, theirs)
     text = m.message()
     assert "line 7 of f.txt, first at token 101" in text
     assert "'3-4'" in text and "'3', '-', '4'" in text and "[..., " in text

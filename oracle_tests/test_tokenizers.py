@@ -6,7 +6,7 @@ Three implementations are compared line by line:
 * the whole-block path (:mod:`bleu_compat.tokenizers.block`): the C kernel where it
   is built, else (and with ``use_kernel=False``) the reference line by line;
 * the installed sacreBLEU, as its BLEU tokenizes
-  (:func:`bleu_compat.tokenizers.check.library_tokenizer`): the expected values
+  (:func:`bleu_compat.libraries.sacrebleu.tokens.library_tokenizer`): the expected values
   come from it, never from the code under test.
 
 Every line of every bundled real file and of ``../shared/real`` is compared for
@@ -48,7 +48,7 @@ def _sacrebleu():
 
 def _theirs(name: str, lowercase: bool):
     _sacrebleu()
-    from bleu_compat.tokenizers.check import library_tokenizer
+    from bleu_compat.libraries.sacrebleu.tokens import library_tokenizer
 
     return library_tokenizer(name, lowercase)
 

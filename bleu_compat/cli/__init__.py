@@ -31,19 +31,19 @@ COMMANDS = (
     ("catalog", "bleu_compat.cli.catalog", "render the divergence catalog to Markdown"),
     (
         "score", "bleu_compat.cli.score",
-        "corpus BLEU of one or more systems (optionally beside sacreBLEU and NLTK)",
+        "corpus BLEU of one or more systems (optionally beside other BLEU implementations)",
     ),
     ("serve", "bleu_compat.cli.serve", "serve the tools over HTTP (uvicorn)"),
     (
         "crosscheck", "bleu_compat.cli.crosscheck",
-        "run ours, sacreBLEU and NLTK side by side and explain every difference",
+        "run ours and every registered BLEU implementation side by side and explain every difference",
     ),
     ("gate", "bleu_compat.cli.gate", "CI regression gate against a committed baseline"),
     (
         "explain", "bleu_compat.cli.explain",
         "explain one request: every implementation's output and why it differs",
     ),
-    ("matrix", "bleu_compat.cli.matrix", "run the crosscheck against many sacreBLEU / NLTK releases"),
+    ("matrix", "bleu_compat.cli.matrix", "run the crosscheck against many releases of each implementation"),
 )
 
 #: Modules that register commands (each exposes ``register(subparsers)``).
@@ -77,7 +77,7 @@ def build_parser(argv: Sequence[str] | None = None, *, full: bool = False) -> ar
 
     parser = argparse.ArgumentParser(
         prog="bleu-compat",
-        description="Exactly specified BLEU, and why sacreBLEU and NLTK disagree.",
+        description="Exactly specified BLEU, and why BLEU implementations disagree.",
     )
     parser.add_argument("--version", action="version", version=f"bleu-compat {__version__}")
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
@@ -171,6 +171,16 @@ def main(argv: Sequence[str] | None = None) -> int:
                 reconfigure(encoding="utf-8")
             except (ValueError, OSError):
                 pass
+    import os
+
+    if os.environ.get("BLEU_COMPAT_LIBRARIES"):  # a restricted registry: checked before any parser
+        from bleu_compat.libraries.registry import UnknownLibraryError, libraries
+
+        try:
+            libraries()
+        except UnknownLibraryError as exc:
+            print(f"bleu-compat: {exc}", file=sys.stderr)
+            return 2
     parser = build_parser(argv)
     words = list(sys.argv[1:] if argv is None else argv)
     try:
@@ -190,8 +200,9 @@ def main(argv: Sequence[str] | None = None) -> int:
             return 0
     except ImportError as exc:
         from bleu_compat.errors import OracleUnavailableError
+        from bleu_compat.libraries.registry import UnknownLibraryError
 
-        if not isinstance(exc, OracleUnavailableError):
+        if not isinstance(exc, (OracleUnavailableError, UnknownLibraryError)):
             raise_internal = exc
         else:  # a library that is missing or cannot be used: the user's environment, not a bug
             print(f"bleu-compat: {exc}", file=sys.stderr)

@@ -252,8 +252,10 @@ def render_json() -> dict[str, Any]:
          "library_prints": e.library_prints}
         for e in TOKENIZER_ENTRIES
     ]
+    from bleu_compat.libraries.registry import libraries
+
     return {"format": JSON_FORMAT,
-            "versions": {"sacrebleu": _version("sacrebleu"), "nltk": _version("nltk")},
+            "versions": {lib.name: _version(lib.distribution) for lib in libraries()},
             "entries": entries, "tokenizer_entries": tokenizer_entries}
 
 

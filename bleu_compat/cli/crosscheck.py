@@ -1,8 +1,8 @@
 """Command ``crosscheck``: the differential harness (``gate`` lives in :mod:`bleu_compat.cli.gate`).
 
 ``bleu-compat crosscheck`` runs generated cases for the three tools plus the
-bundled real corpora through ours, sacreBLEU and NLTK (as called and
-mapped), and writes ``crosscheck.json``, ``crosscheck.md`` and
+bundled real corpora through ours and every registered implementation (in each
+of its modes: as called and mapped), and writes ``crosscheck.json``, ``crosscheck.md`` and
 ``crosscheck.junit.xml`` (deterministic for a seed and library versions)
 plus ``crosscheck.timing.json`` (wall time; not deterministic). Exit 0 when
 nothing is UNEXPECTED, 1 otherwise, 2 for usage errors.
@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import logging
 import sys
 import time
 from pathlib import Path
@@ -33,6 +32,9 @@ MAX_CASES = 100_000_000
 #: More processes than this only thrash a machine (each holds the libraries).
 MAX_WORKERS = 256
 
+#: the command's one-line help (bleu_compat.cli.COMMANDS repeats it)
+HELP = "run ours and every registered BLEU implementation side by side and explain every difference"
+
 __all__ = ["register", "cmd_crosscheck", "run_report", "write_reports", "usage", "unwritable_dir",
            "add_impl_argument", "resolve_impls"]
 
@@ -41,11 +43,14 @@ def register(subparsers: Any) -> None:
     """Add the ``crosscheck`` command."""
     from bleu_compat.harness_defaults import DEFAULT_CASES, DEFAULT_INVALID, DEFAULT_SEED  # not the harness: cheap --help
 
+    from bleu_compat.libraries.registry import join_names, libraries
+
     p = subparsers.add_parser(
-        "crosscheck", help="run ours, sacreBLEU and NLTK side by side and explain every difference",
+        "crosscheck", help=HELP,
         description=(
             "Generate card requests for each tool (reproducible from --seed), run the bundled "
-            "real WMT corpora, compare every output field of ours, sacreBLEU and NLTK (as "
+            "real WMT corpora, compare every output field of ours, "
+            f"{join_names([lib.display_name for lib in libraries()])} (as "
             "called and mapped) with an independent evaluation of the cards, attribute each "
             "difference to a catalog entry or report it UNEXPECTED (shrunk to a minimal "
             "reproducer). Writes crosscheck.json, crosscheck.md, crosscheck.junit.xml to --out. "
@@ -146,8 +151,10 @@ def run_report(seed: int, cases: dict[str, int], real: bool, workers: int | None
 
     impls = implementations or IMPLEMENTATIONS
 
-    logging.getLogger("sacrebleu").setLevel(logging.ERROR)
     from bleu_compat.libraries import check_versions, dialect_of_installed
+    from bleu_compat.libraries.registry import names, quiet_loggers
+
+    quiet_loggers()
 
     for notice in check_versions():  # SPEC.md section 7: an unmeasured release, announced once
         print(f"bleu-compat: {notice}", file=sys.stderr)
@@ -172,7 +179,7 @@ def run_report(seed: int, cases: dict[str, int], real: bool, workers: int | None
     report = build_report(tally, seed=seed, cases=cases, versions=versions,
                           implementations=impls)
     dialects = {}
-    for library in ("sacrebleu", "nltk"):
+    for library in names():
         try:
             dialects[library] = dialect_of_installed(library)
         except ImportError:
@@ -208,13 +215,15 @@ def _written(out: Path) -> list[str]:
 
 
 def _summary(report: dict[str, Any], out: Path | None, elapsed: float) -> None:
+    from bleu_compat.harness.report import library_versions_text
+
     v = report["versions"]
     n = sum(report["cases"].values())
     n_invalid = sum(row.get("cases", 0) for row in report.get("invalid", {}).values())
     print(f"bleu-compat crosscheck: seed {report['seed']}, {n} generated cases "
           f"({', '.join(f'{t} {c}' for t, c in report['cases'].items())}), "
           f"{n_invalid} invalid requests, "
-          f"{len(report['real'])} real corpora; sacreBLEU {v.get('sacrebleu')}, NLTK {v.get('nltk')}")
+          f"{len(report['real'])} real corpora; {library_versions_text(v)}")
     for tool, rows in report["summary"].items():
         for impl, row in rows.items():
             print(f"  {tool:24} {impl:20} agree {row['agree']:5}  explained {row['explained']:5}  "
@@ -224,10 +233,10 @@ def _summary(report: dict[str, Any], out: Path | None, elapsed: float) -> None:
               f"UNEXPECTED {row['unexpected']:3}")
     for r in report["real"]:
         scores = "  ".join(f"{i} {100 * s:.6f}" for i, s in r["scores"].items() if s is not None and i != "truth")
-        check = r.get("token_check")
-        tokens = (f"  tokens: sacreBLEU {check['sacrebleu']}'s {check['tokenizer']} "
-                  f"{'= ours' if check['same'] else 'DIFFERS from ours'} on {check['lines']} lines"
-                  if check else "")
+        tokens = "".join(
+            f"  tokens: {c['library']} {c['release']}'s {c['tokenizer']} "
+            f"{'= ours' if c['same'] else 'DIFFERS from ours'} on {c['lines']} lines"
+            for c in r.get("token_checks", ()))
         print(f"  real {r['name']}: {scores}{tokens}")
     print(f"  catalog entries seen: {len(report['entries'])}"
           + "".join(f"{'; ' if i == 0 else ', '}{e} {row['count']}"

@@ -1,7 +1,7 @@
 """Command ``explain``: one request in; every implementation's output, verdict and reasons out.
 
-``bleu-compat explain TOOL [FILE|-]`` reads one card request, runs ours,
-sacreBLEU and NLTK (each as called and mapped) on it, and prints for each:
+``bleu-compat explain TOOL [FILE|-]`` reads one card request, runs ours and
+every registered implementation (each as called and mapped) on it, and prints for each:
 its output (the library's own number on its own scale beside the card-units
 value), the verdict (``identical``, ``explained``, ``UNEXPECTED`` or ``not
 representable``), the smallest set of catalog entries whose models reproduce
@@ -25,12 +25,14 @@ FORMATS = ("text", "json")
 
 def register(subparsers: Any) -> None:
     """Add the ``explain`` command."""
+    from bleu_compat.libraries.registry import join_names, libraries
     from bleu_compat.tools import MAX_REQUEST_BYTES, TOOL_IDS
 
     p = subparsers.add_parser(
         "explain", help="explain one request: every implementation's output and why it differs",
         description=(
-            "Run ours, sacreBLEU and NLTK (as called and mapped) on one card request read from "
+            f"Run ours, {join_names([lib.display_name for lib in libraries()])} "
+            "(as called and mapped) on one card request read from "
             "FILE (or standard input) and print each output, the verdict and the catalog entries "
             "whose models reproduce it bit for bit, field by field. Exit 0: nothing UNEXPECTED; "
             "1: some output no dialect reproduces; 2: a bad request (its error JSON on standard "
@@ -52,16 +54,15 @@ def register(subparsers: Any) -> None:
 
 
 def _library_own(impl: str, raw: dict[str, Any] | None, output: dict[str, Any] | None) -> str | None:
-    """The library's own number, on its own scale, as it prints it (repr of the double)."""
-    if raw is None:
+    """The library's own number, on its own scale, as it prints it (repr of the double):
+    where its declaration's ``native`` says it is."""
+    from bleu_compat.libraries.registry import of_implementation
+
+    lib = of_implementation(impl)
+    value = lib.native.of(raw) if lib is not None and raw is not None else None
+    if value is None:
         return None
-    if impl.startswith("sacrebleu/") and isinstance(raw.get("score"), float):
-        return f"score {raw['score']!r} (0-100)"
-    if impl.startswith("nltk/"):
-        value = raw.get("corpus_bleu", raw.get("score"))
-        if isinstance(value, (int, float)):
-            return f"bleu {value!r} (0-1)"
-    return None
+    return f"{lib.native.label} {value!r} ({lib.native.scale})"
 
 
 def explain_request(tool_id: str, request: dict[str, Any],
@@ -80,13 +81,13 @@ def explain_request(tool_id: str, request: dict[str, Any],
         (its own number on its own scale), ``reproduced_by`` and ``fields``
         (``field``, ``card``, ``value``, ``ulps``, ``causes``, ``nearest``).
     """
-    import logging
     import warnings
 
     from bleu_compat import catalog
     from bleu_compat.harness.classify import IMPLEMENTATIONS, evaluate
+    from bleu_compat.libraries.registry import quiet_loggers
 
-    logging.getLogger("sacrebleu").setLevel(logging.ERROR)
+    quiet_loggers()
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         impls = implementations or IMPLEMENTATIONS

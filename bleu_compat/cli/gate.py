@@ -179,6 +179,12 @@ def _not_a_baseline(path: Path, why: str) -> str:
 
 
 
+def _library_names() -> tuple[str, ...]:
+    from bleu_compat.libraries.registry import names
+
+    return names()
+
+
 def baseline_of(report: dict[str, Any]) -> dict[str, Any]:
     """What the gate keeps of a crosscheck report: the kinds of divergence, the
     UNEXPECTED count and the real-corpus scores (full doubles, 0–1 scale)."""
@@ -191,7 +197,7 @@ def baseline_of(report: dict[str, Any]) -> dict[str, Any]:
         "format": BASELINE_FORMAT,
         "seed": report["seed"],
         "cases": report["cases"],
-        "versions": {k: report["versions"].get(k) for k in ("sacrebleu", "nltk")},
+        "versions": {k: report["versions"].get(k) for k in _library_names()},
         "unexpected_count": report["unexpected_count"],
         "kinds": sorted(set(kinds)),
         "real_scores": {r["name"]: r["scores"] for r in report["real"]},

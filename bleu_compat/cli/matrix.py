@@ -1,6 +1,7 @@
 """Command ``matrix``: the crosscheck in one isolated environment per library release.
 
-``bleu-compat matrix --sacrebleu 1.5.1,2.0.0,2.6.0 --nltk 3.8.1,3.10.4`` (or
+``bleu-compat matrix --<implementation> RELEASES ...`` (one option per registered
+implementation that declares release lines, e.g. ``--sacrebleu 1.5.1,2.0.0,2.6.0``; or
 ``--all``) builds or reuses a cached virtual environment per release
 (:mod:`bleu_compat.matrix`), runs that release's crosscheck in it and writes
 ``matrix.json`` and ``matrix.md`` (plus each release's ``crosscheck.json``)
@@ -27,14 +28,29 @@ def default_source() -> Path:
     return Path(bleu_compat.__file__).resolve().parents[1]
 
 
+#: the command's one-line help (bleu_compat.cli.COMMANDS repeats it)
+HELP = "run the crosscheck against many releases of each implementation"
+
+
+def _dest(name: str) -> str:
+    return "releases_" + name.replace("-", "_")
+
+
+def _minor(version: str) -> str:
+    """``"1.2.21"`` -> ``"1.2"``."""
+    return ".".join(version.split(".")[:2])
+
+
 def register(subparsers: Any) -> None:
     """Add the ``matrix`` command."""
+    from bleu_compat.libraries.registry import display_name
+
     from bleu_compat.cli.crosscheck import MAX_CASES, MAX_WORKERS
     from bleu_compat.cli.usage import report_usage_errors, whole_number
-    from bleu_compat.matrix import DEFAULT_CASES
+    from bleu_compat.matrix import ALL_VERSIONS, DEFAULT_CASES
 
     p = subparsers.add_parser(
-        "matrix", help="run the crosscheck against many sacreBLEU / NLTK releases",
+        "matrix", help=HELP,
         description=(
             "For every requested release, build (once, cached under --cache) an isolated "
             "virtual environment with venv + pip holding this project's source and that "
@@ -45,10 +61,14 @@ def register(subparsers: Any) -> None:
             "Exit 0: nothing UNEXPECTED; 1: UNEXPECTED differences; 2: usage error."
         ),
     )
-    p.add_argument("--sacrebleu", metavar="VERSIONS", help="comma-separated sacreBLEU releases")
-    p.add_argument("--nltk", metavar="VERSIONS", help="comma-separated NLTK releases")
+    lines = []
+    for name, releases in ALL_VERSIONS.items():
+        display = display_name(name)
+        p.add_argument(f"--{name}", dest=_dest(name), metavar="VERSIONS",
+                       help=f"comma-separated {display} releases")
+        lines.append(f"{display} {_minor(releases[0])}-{_minor(releases[-1])}")
     p.add_argument("--all", action="store_true",
-                   help="every release line measured (sacreBLEU 1.2-2.6, NLTK 3.4-3.10)")
+                   help=f"every release line measured ({', '.join(lines)})")
     p.add_argument("--cases", type=whole_number(0, MAX_CASES), default=DEFAULT_CASES, metavar="N",
                    help=f"generated cases per tool in each environment, 0 to {MAX_CASES:,} "
                         f"(default {DEFAULT_CASES})")
@@ -80,14 +100,17 @@ def cmd_matrix(args: argparse.Namespace) -> int:
     specs: list[m.EnvSpec] = []
     try:
         for lib in m.LIBRARIES:
-            text = getattr(args, lib)
+            text = getattr(args, _dest(lib))
             versions = list(m.ALL_VERSIONS[lib]) if args.all and not text else (
                 m.parse_versions(text) if text else [])
             specs += [m.EnvSpec(lib, v) for v in versions]
     except ValueError as exc:
         return _usage(str(exc))
     if not specs:
-        return _usage("name releases with --sacrebleu and/or --nltk, or use --all")
+        from bleu_compat.libraries.registry import join_names
+
+        return _usage(f"name releases with {join_names([f'--{n}' for n in m.LIBRARIES], 'and/or')}"
+                      ", or use --all")
     source = default_source()
     if not (source / "pyproject.toml").is_file():
         return _usage(f"cannot find this project's source (pyproject.toml) at {source}")

@@ -25,7 +25,7 @@ from typing import Any, Callable, Sequence
 
 import bleu_compat.libraries as _adapters
 import bleu_compat.tools as _tools
-from bleu_compat.libraries import LIBRARIES, MODES
+from bleu_compat.libraries.registry import implementation_ids, libraries
 from bleu_compat.errors import OracleUnavailableError, ToolError
 from bleu_compat.ulp import ulp_distance
 
@@ -43,9 +43,8 @@ __all__ = [
     "OursFn",
 ]
 
-IMPLEMENTATIONS: tuple[str, ...] = ("ours",) + tuple(
-    f"{library}/{mode}" for library in LIBRARIES for mode in MODES
-)
+#: ours, then each registered implementation in each of its modes (registry order)
+IMPLEMENTATIONS: tuple[str, ...] = ("ours",) + implementation_ids()
 
 #: (tool_id, request) -> ours' card output; ``execute`` for card requests.
 OursFn = Callable[[str, dict[str, Any]], dict[str, Any]]
@@ -248,11 +247,11 @@ def classify_impl(tool_id: str, request: dict[str, Any], expected: dict[str, Any
     sub_expected = {f: expected[f] for f in fields}
     best: DialectMatch | None = None
     nearest: tuple[int, int, DialectMatch] | None = None
-    for library in LIBRARIES:
-        for mode in MODES:
-            rep = reproduce(catalog.entries_for(library, tool_id, mode), catalog.MODELS[library],
+    for lib in libraries():
+        for mode in lib.modes:
+            rep = reproduce(catalog.entries_for(lib.name, tool_id, mode), catalog.MODELS[lib.name],
                             tool_id, mode, request, sub_expected, output)
-            match = DialectMatch(rep, f"{library}/{mode}")
+            match = DialectMatch(rep, f"{lib.name}/{mode}")
             if rep.explained:
                 if best is None or len(rep.entries) < len(best.entries or ()):
                     best = match

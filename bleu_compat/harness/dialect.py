@@ -47,7 +47,7 @@ class CatalogEntry:
     Attributes:
         id: stable id, e.g. ``"NLTK-DENOMINATOR-FLOOR"``; also the switch that turns
             the entry's model on in the library's dialect.
-        library: ``"sacrebleu"`` or ``"nltk"``.
+        library: the registered name of the implementation it concerns.
         verified: the library versions the model was verified on (the versions the
             catalog tests ran against), e.g. ``("2.6.0",)``.
         tool_id: the card it concerns.

@@ -144,12 +144,30 @@ def _summary_chart(summary: dict[str, dict[str, dict[str, int]]]) -> str:
     return _svg(fig)
 
 
+#: the words for the colours implementations declare (others: their code)
+_COLOUR_WORDS = {"#3b75af": "blue", "#e08a2c": "orange", "#3a923a": "green", "#c03d3e": "red",
+                 "#9372b2": "purple", "#845b53": "brown", "#d684bd": "pink", "#7f7f7f": "grey"}
+
+
+def _colour_legend() -> str:
+    """``"blue sacreBLEU, orange NLTK"``: each registered implementation's colour in the charts."""
+    from bleu_compat.libraries.registry import libraries
+
+    return ", ".join(f"{_COLOUR_WORDS.get(lib.colour, lib.colour)} {lib.display_name}"
+                     for lib in libraries())
+
+
 def _entries_chart(entries: dict[str, dict[str, Any]]) -> str:
     plt = _pyplot()
     names = list(entries)
     fig, ax = plt.subplots(figsize=(9, 0.3 * len(names) + 1))
     counts = [entries[n]["count"] for n in names]
-    colours = ["#3b75af" if n.startswith("SACREBLEU") else "#e08a2c" for n in names]
+    from bleu_compat.catalog import ENTRIES
+    from bleu_compat.libraries.registry import libraries
+
+    colour = {lib.name: lib.colour for lib in libraries()}
+    library_of = {e.id: e.library for e in ENTRIES}
+    colours = [colour.get(library_of.get(n, ""), "#7f7f7f") for n in names]
     ax.barh(range(len(names)), counts, color=colours)
     ax.set_yticks(range(len(names)), names)
     ax.invert_yaxis()
@@ -221,8 +239,8 @@ def to_html(report: dict[str, Any]) -> str:
                             for t, r in report["invalid"].items()], numeric=(1, 2, 3)))
     body.append('<h2 id="entries">Catalog entries (differences reproduced by each entry\'s model)</h2>')
     if report["entries"]:
-        body.append(_figure("chart-entries", "Differences per catalog entry (blue "
-                            "sacreBLEU, orange NLTK).", _entries_chart(report["entries"])))
+        body.append(_figure("chart-entries", "Differences per catalog entry ("
+                            + _colour_legend() + ").", _entries_chart(report["entries"])))
         body.append(_table(
             ["entry", "count", "title", "example (case, implementation, field: card → value)"],
             [[e, row["count"], row["title"],
@@ -360,7 +378,9 @@ def compare_to_html(doc: dict[str, Any]) -> str:
         HtmlUnavailable: matplotlib is not installed.
     """
     _pyplot()
-    names = {"sacrebleu": "sacreBLEU", "nltk": "NLTK"}
+    from bleu_compat.libraries.registry import libraries
+
+    names = {lib.name: lib.display_name for lib in libraries()}
     versions = ", ".join(f"{names.get(k, k)} {x}" for k, x in doc.get("versions", {}).items())
     body = ["<h1>bleu-compat score --compare</h1>",
             f"<p>The same tokens through each library as its users call it ({_e(versions)}). "

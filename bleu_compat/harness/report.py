@@ -14,6 +14,8 @@ from xml.etree import ElementTree as ET
 
 from bleu_compat.jsonio import dumps_js
 
+from bleu_compat.libraries.registry import libraries as _libraries
+
 from .classify import IMPLEMENTATIONS
 from .run import ULP_BUCKETS, Tally
 
@@ -103,18 +105,30 @@ def build_report(tally: Tally, *, seed: int, cases: dict[str, int], versions: di
 
 
 def versions_now() -> dict[str, str]:
-    """bleu_compat, sacreBLEU, NLTK, mpmath and Python versions."""
+    """bleu_compat's, every registered implementation's, mpmath's, Hypothesis' and Python's versions.
+
+    An implementation is keyed by its registered name, read from its distribution.
+    """
     from importlib import metadata
 
     from bleu_compat import __version__
+    from bleu_compat.libraries.registry import libraries
 
     out = {"bleu_compat": __version__, "python": platform.python_version()}
-    for lib in ("sacrebleu", "nltk", "mpmath", "hypothesis"):
+    packages = [(lib.name, lib.distribution) for lib in libraries()]
+    for key, dist in packages + [("mpmath", "mpmath"), ("hypothesis", "hypothesis")]:
         try:
-            out[lib] = metadata.version(lib)
+            out[key] = metadata.version(dist)
         except metadata.PackageNotFoundError:
-            out[lib] = "not installed"
+            out[key] = "not installed"
     return out
+
+
+def library_versions_text(versions: dict[str, Any]) -> str:
+    """``"sacreBLEU 2.6.0, NLTK 3.10.4"``: each registered implementation's version, in order."""
+    from bleu_compat.libraries.registry import libraries
+
+    return ", ".join(f"{lib.display_name} {versions.get(lib.name)}" for lib in libraries())
 
 
 def _md_value(v: Any) -> str:
@@ -132,8 +146,8 @@ def to_markdown(report: dict[str, Any]) -> str:
         f"Seed {report['seed']}; generated cases: "
         + ", ".join(f"{t} {n}" for t, n in report["cases"].items())
         + f" ({sum(report['cases'].values())} in all); real corpora: {len(report['real'])}.",
-        f"Versions: bleu_compat {v.get('bleu_compat')}, sacreBLEU {v.get('sacrebleu')}, "
-        f"NLTK {v.get('nltk')}, mpmath {v.get('mpmath')}, Python {v.get('python')}.",
+        f"Versions: bleu_compat {v.get('bleu_compat')}, {library_versions_text(v)}, "
+        f"mpmath {v.get('mpmath')}, Python {v.get('python')}.",
         "",
         f"**UNEXPECTED differences: {report['unexpected_count']}.**",
         "",
@@ -178,9 +192,11 @@ def to_markdown(report: dict[str, Any]) -> str:
         lines.append(f"| {u['tool']} | {u['implementation']} | {u['field']} | "
                      + " | ".join(str(u["histogram"][b]) for b in ULP_BUCKETS) + f" | {u['max']} |")
     lines += ["", "## Real corpora", "",
-              "Each library's own number on its own scale, as it returns it (sacreBLEU's "
-              "`BLEUScore.score`, 0–100; NLTK's `corpus_bleu`, 0–1); ours and the exact value "
-              "as BLEU on the 0–100 scale (100 × the card's bleu).", "",
+              "Each library's own number on its own scale, as it returns it ("
+              + "; ".join(f"{lib.native.describe}, {lib.native.scale.replace('-', '–')}"
+                          for lib in _libraries())
+              + "); ours and the exact value as BLEU on the 0–100 scale (100 × the card's bleu).",
+              "",
               "| corpus | segments | refs | tokenize | published | implementation | value | scale |",
               "|---|---:|---:|---|---|---|---:|---|"]
     for r in report["real"]:
@@ -260,7 +276,7 @@ def to_junit(report: dict[str, Any]) -> str:
         suite = ET.SubElement(suites, "testsuite", name=tool, tests=str(len(cases)),
                               failures=str(failures), errors="0")
         props = ET.SubElement(suite, "properties")
-        for key in ("sacrebleu", "nltk", "bleu_compat"):
+        for key in (*(lib.name for lib in _libraries()), "bleu_compat"):
             ET.SubElement(props, "property", name=key, value=str(versions.get(key)))
         ET.SubElement(props, "property", name="seed", value=str(report["seed"]))
         suite.extend(cases)

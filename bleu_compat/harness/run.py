@@ -118,16 +118,17 @@ def _number_or_none(x: Any) -> Any:
 def own_value(impl: str, raw: dict[str, Any] | None) -> dict[str, Any] | None:
     """A library's own number for BLEU, on its own scale, as the library returns it.
 
-    sacreBLEU: ``BLEUScore.score`` (0–100); NLTK: ``corpus_bleu``'s float (0–1).
+    Where the implementation's declaration says it is (its ``native`` keys and
+    scale, e.g. sacreBLEU's ``BLEUScore.score`` on 0–100).
     ``{"value", "scale", "text"}`` with ``text`` the Python repr a user sees.
     """
-    if not raw:
+    from bleu_compat.libraries.registry import of_implementation
+
+    lib = of_implementation(impl)
+    value = lib.native.of(raw) if lib is not None else None
+    if value is None:
         return None
-    if impl.startswith("sacrebleu/") and isinstance(raw.get("score"), (int, float)):
-        return {"value": raw["score"], "scale": "0-100", "text": repr(raw["score"])}
-    if impl.startswith("nltk/") and isinstance(raw.get("corpus_bleu"), (int, float)):
-        return {"value": raw["corpus_bleu"], "scale": "0-1", "text": repr(raw["corpus_bleu"])}
-    return None
+    return {"value": value, "scale": lib.native.scale, "text": repr(value)}
 
 
 def _ours_unlimited(tool_id: str, request: dict[str, Any]) -> dict[str, Any]:
@@ -284,11 +285,11 @@ def _run_invalid_chunk(seed: int, tool_id: str, start: int, count: int) -> Tally
 
 
 def _run_real(real: RealSet, implementations: tuple[str, ...], root: str | None) -> Tally:
-    import logging
+    from bleu_compat.libraries.registry import quiet_loggers
 
-    # run_report quiets sacreBLEU's detokenization warning in its own process; a Dask
-    # worker is a process of its own (not a fork), so the unit quiets it where it runs
-    logging.getLogger("sacrebleu").setLevel(logging.ERROR)
+    # run_report quiets the libraries' advice about tokenized input in its own process; a
+    # Dask worker is a process of its own (not a fork), so the unit quiets it where it runs
+    quiet_loggers()
     request = load_real_set(real, Path(root) if root else None)
     result = evaluate("bleu-corpus-compute", f"real:{real.name}", request,
                       implementations=implementations, ours=_ours_unlimited, keep_outputs=True)
@@ -326,47 +327,50 @@ def _run_real(real: RealSet, implementations: tuple[str, ...], root: str | None)
     tally.unexpected = [replace(d, request={"real_corpus": real.name}) for d in tally.unexpected]
     tally.ulps.clear()
     tally.ulps_max.clear()
-    check = _token_check(real, Path(root) if root else None, implementations)
-    if check is not None:
-        tally.real[-1]["token_check"] = check["record"]
+    for check in _token_checks(real, Path(root) if root else None, implementations):
+        tally.real[-1].setdefault("token_checks", []).append(check["record"])
         if check["discrepancy"] is not None:
             tally.unexpected.append(check["discrepancy"])
     return tally
 
 
-def _token_check(real: RealSet, root: Path | None,
-                 implementations: tuple[str, ...]) -> dict[str, Any] | None:
-    """The installed sacreBLEU's tokens of the real corpus's raw lines against ours (issue 20).
+def _token_checks(real: RealSet, root: Path | None,
+                  implementations: tuple[str, ...]) -> list[dict[str, Any]]:
+    """Each library's tokens of the real corpus's raw lines against ours (issue 20).
 
     The corpus's request is tokenized with our tokenizer (:func:`load_real_set`);
-    here the installed sacreBLEU tokenizes the same lines as its BLEU does and
-    every line is compared with our tokenizer for that release
+    here every library that runs and tokenizes raw text (a plug-in with a
+    ``tokens`` hook) tokenizes the same lines as its BLEU does, and every line is
+    compared with our tokenizer for its installed release
     (:mod:`bleu_compat.tokenizers.check`). A difference is an UNEXPECTED
     discrepancy of the field ``tokens`` (both token lists of the first differing
-    line as the card's and the library's values), never explained. None when no
-    sacreBLEU implementation runs.
+    line as the card's and the library's values), never explained.
     """
-    impl = next((i for i in implementations if i.startswith("sacrebleu/")), None)
-    if impl is None:
-        return None
-    from bleu_compat.tokenizers.check import check_files, installed_release
+    from bleu_compat.libraries.registry import libraries
+    from bleu_compat.tokenizers.check import check_files, release_of
 
     base = (root or fixtures_dir()) / real.name
     files = [(f"{real.name}/{name}", str(base / name))
              for name in (real.hypothesis, *real.references)]
-    release = installed_release()
-    mismatch = check_files(files, real.tokenize, release=release)
-    lines = sum(1 for _ in open(base / real.hypothesis, "rb")) * len(files)
-    record = {"tokenizer": real.tokenize, "sacrebleu": release, "files": len(files),
-              "lines": lines, "same": mismatch is None,
-              "first_difference": mismatch.to_json() if mismatch else None}
-    if mismatch is None:
-        return {"record": record, "discrepancy": None}
-    return {"record": record, "discrepancy": Discrepancy(
-        "bleu-corpus-compute", f"real:{real.name}", impl, "tokens", list(mismatch.ours),
-        list(mismatch.theirs), None, (),
-        {"real_corpus": real.name, "token_check": mismatch.message()},
-    )}
+    out = []
+    for lib in libraries():
+        impl = next((i for i in implementations if i.startswith(lib.name + "/")), None)
+        if impl is None or lib.tokens is None:
+            continue
+        mismatch = check_files(lib, files, real.tokenize)
+        with open(base / real.hypothesis, "rb") as handle:
+            lines = sum(1 for _ in handle) * len(files)
+        record = {"library": lib.display_name, "release": release_of(lib),
+                  "tokenizer": real.tokenize, "files": len(files), "lines": lines,
+                  "same": mismatch is None,
+                  "first_difference": mismatch.to_json() if mismatch else None}
+        discrepancy = None if mismatch is None else Discrepancy(
+            "bleu-corpus-compute", f"real:{real.name}", impl, "tokens", list(mismatch.ours),
+            list(mismatch.theirs), None, (),
+            {"real_corpus": real.name, "token_check": mismatch.message()},
+        )
+        out.append({"record": record, "discrepancy": discrepancy})
+    return out
 
 
 Progress = Callable[[int], None]

@@ -1,11 +1,15 @@
-"""Adapters: run sacreBLEU and NLTK on a card request (SPEC.md §7).
+"""Adapters: run each registered BLEU implementation on a card request (SPEC.md §7).
 
-Interface shared by the harness, ``score --compare`` and the catalog:
+Each implementation is a plug-in folder under ``bleu_compat/libraries/``
+(:mod:`bleu_compat.libraries.plugin` says what it declares;
+:mod:`bleu_compat.libraries.registry` lists them). Interface shared by the
+harness, ``score --compare`` and the catalog:
 
 * :class:`AdapterResult` — one library's answer to one request in one mode;
 * :func:`run_adapter(library, mode, tool_id, request)` — the only entry point
-  callers use; it imports the library lazily (the core never imports
-  sacreBLEU or NLTK) and never mutates ``request``.
+  callers use; it imports the library lazily (the core never imports one) and
+  never mutates ``request``;
+* :func:`dispatch` — the part every adapter's ``run`` shares.
 
 Modes: ``"as_called"`` is what a user gets calling the library the usual
 way; ``"mapped"`` is everything the adapter can honestly do to make the
@@ -21,11 +25,11 @@ import warnings
 from typing import Any, Callable
 
 __all__ = [
-    "LIBRARIES", "MODES", "AdapterResult", "NotRepresentable", "dispatch", "run_adapter",
+    "MODES", "AdapterResult", "NotRepresentable", "dispatch", "run_adapter",
     "library_version", "check_importable", "check_versions", "dialect_of_installed",
 ]
 
-LIBRARIES = ("sacrebleu", "nltk")
+#: every adapter mode there is (an implementation declares which of them it has)
 MODES = ("as_called", "mapped")
 
 
@@ -34,15 +38,15 @@ class AdapterResult:
     """One library's result for one card request.
 
     Attributes:
-        library: ``"sacrebleu"`` or ``"nltk"``.
+        library: the implementation's registered name.
         version: the installed version of that library, e.g. ``"2.6.0"``.
         mode: ``"as_called"`` or ``"mapped"``.
         tool_id: the card the request is for.
         output: the result in the card's output shape (0–1 scale, full doubles,
             ``decimals`` applied as the card says), or None when not representable
             or the library raised.
-        raw: the library's own values, JSON-serialisable (e.g. sacreBLEU's
-            ``score`` on the 0–100 scale, ``counts``, ``totals``, ``bp``).
+        raw: the library's own values, JSON-serialisable (its own number under
+            the keys its declaration's ``native`` names, on its own scale).
         not_representable: why the library cannot express the request in this
             mode, or None.
         error: ``"ExceptionType: message"`` when the library raised, or None.
@@ -112,22 +116,26 @@ def dispatch(
 
 @functools.lru_cache(maxsize=None)
 def library_version(library: str) -> str:
-    """The installed version of ``library`` (``"sacrebleu"`` or ``"nltk"``).
+    """The installed version of the registered implementation ``library``.
 
-    Read once per process (package metadata lookups cost about a millisecond,
-    a fifth of a brevity-penalty cross-check).
+    Read once per process from its distribution's metadata (package metadata
+    lookups cost about a millisecond, a fifth of a brevity-penalty cross-check).
 
     Raises:
         OracleUnavailableError: the library is not installed.
+        UnknownLibraryError: no implementation of that name is registered.
     """
     from importlib import metadata
 
     from bleu_compat.errors import OracleUnavailableError
+    from bleu_compat.libraries.registry import library as declared
 
+    lib = declared(library)
     try:
-        return metadata.version(library)
+        return metadata.version(lib.distribution)
     except metadata.PackageNotFoundError:
-        raise OracleUnavailableError(f"{library} is not installed") from None
+        hint = f" ({lib.install})" if lib.install else ""
+        raise OracleUnavailableError(f"{library} is not installed{hint}") from None
 
 
 def run_adapter(library: str, mode: str, tool_id: str, request: dict[str, Any]) -> AdapterResult:
@@ -137,29 +145,21 @@ def run_adapter(library: str, mode: str, tool_id: str, request: dict[str, Any]) 
         ValueError: unknown library or mode.
         OracleUnavailableError: the library is not installed.
     """
-    if library not in LIBRARIES:
-        raise ValueError(f"library={library!r} must be one of {LIBRARIES}")
-    if mode not in MODES:
-        raise ValueError(f"mode={mode!r} must be one of {MODES}")
-    if library == "sacrebleu":
-        from bleu_compat.libraries.sacrebleu import adapter as module
-    else:
-        from bleu_compat.libraries.nltk import adapter as module
-    return module.run(mode, tool_id, request)
+    from bleu_compat.libraries.registry import libraries
 
-
-#: the modules each adapter imports (what must import for the library to be usable)
-_MODULES = {
-    "sacrebleu": ("sacrebleu", "sacrebleu.metrics"),
-    "nltk": ("nltk.translate.bleu_score",),
-}
+    lib = next((x for x in libraries() if x.name == library), None)
+    if lib is None:
+        raise ValueError(f"library={library!r} must be one of {tuple(x.name for x in libraries())}")
+    if mode not in lib.modes:
+        raise ValueError(f"mode={mode!r} must be one of {lib.modes}")
+    return lib.adapter_module().run(mode, tool_id, request)
 
 
 def check_importable(library: str) -> str:
     """The installed version of ``library`` after checking that the adapter can use it.
 
     Imports the modules the adapter needs and asks the adapter whether it speaks
-    this release (sacreBLEU before 1.4 has no adapter).
+    this release (its ``check_release(version)``, when it has one).
 
     Raises:
         OracleUnavailableError: not installed, cannot be imported (the message
@@ -169,13 +169,14 @@ def check_importable(library: str) -> str:
     import importlib
 
     from bleu_compat.errors import OracleUnavailableError
+    from bleu_compat.libraries.registry import library as declared
 
     version = library_version(library)
-    if library == "sacrebleu":  # a release the adapter does not speak, before importing it
-        from bleu_compat.libraries.sacrebleu.adapter import api
-
-        api(version)
-    for name in _MODULES[library]:
+    lib = declared(library)
+    check = getattr(lib.adapter_module(), "check_release", None)
+    if check is not None:  # a release the adapter does not speak, before importing it
+        check(version)
+    for name in lib.import_modules:
         try:
             importlib.import_module(name)
         except Exception as exc:  # any failure to import is "unusable", with the reason
@@ -204,8 +205,10 @@ def dialect_of_installed(library: str) -> dict[str, Any]:
     return {"version": version, "measured": is_measured(library, version), "dialect": label}
 
 
-def check_versions(libraries: tuple[str, ...] = ("sacrebleu", "nltk")) -> list[str]:
+def check_versions(libraries: tuple[str, ...] | None = None) -> list[str]:
     """The start-of-run version check (SPEC.md §7): the announcements to print, once.
+
+    ``libraries`` default to every registered implementation.
 
     A release with a measured dialect is silent; an unmeasured one gives
     :func:`version_notice`'s line. A library that is not installed is skipped
@@ -216,9 +219,10 @@ def check_versions(libraries: tuple[str, ...] = ("sacrebleu", "nltk")) -> list[s
             or the adapter does not speak its release (the message names both).
     """
     from bleu_compat.errors import OracleUnavailableError
+    from bleu_compat.libraries.registry import names
 
     notices = []
-    for library in libraries:
+    for library in (names() if libraries is None else libraries):
         try:
             library_version(library)
         except OracleUnavailableError:

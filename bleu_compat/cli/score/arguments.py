@@ -14,7 +14,7 @@ from typing import Any
 from bleu_compat.corpus_io import READING_RULES
 from bleu_compat.tokenizers import TOKENIZERS
 
-__all__ = ["CONFIG_SYNTAX", "FORMATS", "PROG", "build", "fail"]
+__all__ = ["FORMATS", "PROG", "build", "fail", "config_syntax"]
 
 PROG = "bleu-compat score"
 
@@ -25,12 +25,40 @@ def fail(message: str) -> int:
     return 2
 
 
-CONFIG_SYNTAX = (
-    "CONFIG is a built-in name (sacrebleu, sacrebleu-sentence-avg, nltk, nltk-method1, "
-    "nltk-method2, nltk-method3, multi-bleu, card) or BASE:key=value,... with keys tok=none|13a|intl|zh|char|split, "
-    "lc=yes|no, smooth=<the library's method name>, value=<float>, eff=yes|no, order=N; "
-    "e.g. 'nltk:tok=13a,smooth=method1'"
-)
+#: --compare's help until it is shown (the configurations come from the registry, which
+#: a scoring run without --help need not load): :meth:`_ScoreParser.format_help` fills it in
+_COMPARE_HELP = "run the real implementations as their users run them (see bleu-compat score --help)"
+
+
+def config_syntax() -> str:
+    """The short form of :data:`bleu_compat.decompose.CONFIG_SYNTAX` for --compare's help (the
+    built-in names from the registry; reading them imports no library)."""
+    from bleu_compat.decompose import BUILTIN
+    from bleu_compat.libraries.registry import SYNTAX_EXAMPLES
+
+    example = next((e for e in SYNTAX_EXAMPLES if e.partition(":")[0] in BUILTIN), None)
+    return (f"CONFIG is a built-in name ({', '.join(BUILTIN)}) or BASE:key=value,... with keys "
+            "tok=none|13a|intl|zh|char|split, lc=yes|no, smooth=<the library's method name>, "
+            "value=<float>, eff=yes|no, order=N" + (f"; e.g. '{example}'" if example else ""))
+
+
+def _compare_help() -> str:
+    from bleu_compat.decompose import BUILTIN, DEFAULT_COMPARE
+
+    defaults = "; ".join(f"{name} = {BUILTIN[name].signature()}" for name in DEFAULT_COMPARE
+                         if name != "card")
+    return (
+        "run the real implementations as their users run them, in each configuration named "
+        f"(default: {' '.join(DEFAULT_COMPARE)}; {defaults}; card = bleu-compat with this "
+        "command's tokenization), and decompose the gap between every pair into named causes "
+        "(tokenization, case, smoothing, effective order, and one per change an implementation "
+        "makes: its statistics changes, its catalog entries, its floating-point order) "
+        "evaluated with the dialect models, each step's score printed, exact Shapley values, "
+        "and the input lines behind each cause; then each library compared, and those always "
+        "compared, on the card's tokens (tokenize='none', no smoothing) with the catalog "
+        "entries explaining every difference. A number no model reproduces is UNEXPECTED "
+        "(exit 1). " + config_syntax()
+    )
 
 
 FORMATS = ("line", "table", "json", "markdown", "csv", "text")
@@ -50,6 +78,12 @@ class _ScoreParser(argparse.ArgumentParser):
             self.error(f"unrecognized arguments: {' '.join(extras)}")
         return parsed, extras
 
+    def format_help(self) -> str:
+        for action in self._actions:
+            if action.help == _COMPARE_HELP:
+                action.help = _compare_help()
+        return super().format_help()
+
 
 class _WidthAction(argparse.Action):
     """``-w/--width/--decimals D``: remembers which spelling was typed, for the error message."""
@@ -64,7 +98,7 @@ def build(subparsers: Any) -> argparse.ArgumentParser:
     """Add the ``score`` parser to ``subparsers`` (the top level's); return it."""
     p = subparsers.add_parser(
         "score",
-        help="corpus BLEU of one or more systems (optionally beside sacreBLEU and NLTK)",
+        help="corpus BLEU of one or more systems (optionally beside other BLEU implementations)",
         description=(
             "Corpus BLEU (Papineni et al. 2002, the bleu-corpus-compute card's formula) of "
             "one or more systems. Either `score HYP REF [REF ...]` (one system) or, "
@@ -137,19 +171,7 @@ def build(subparsers: Any) -> argparse.ArgumentParser:
     )
     p.add_argument(
         "--compare", nargs="*", metavar="CONFIG", default=None,
-        help=(
-            "run the real libraries as their users run them, in each configuration named "
-            "(default: sacrebleu nltk card; sacrebleu = its CLI defaults 13a, exp, mixed "
-            "case; nltk = corpus_bleu on str.split() tokens, no smoothing; card = "
-            "bleu-compat with this command's tokenization), and decompose the gap between "
-            "every pair into named causes (tokenization, case, smoothing, effective order, "
-            "and one per catalog entry: NLTK-DENOMINATOR-FLOOR, NLTK-ZERO-MATCH-TINY, the "
-            "libraries' floating-point orders, ...) evaluated with the dialect models, each "
-            "step's score printed, exact Shapley values, and the input lines behind each "
-            "cause; then sacreBLEU and NLTK on the card's tokens (tokenize='none', no "
-            "smoothing) with the catalog entries explaining every difference. A number no "
-            "model reproduces is UNEXPECTED (exit 1). " + CONFIG_SYNTAX
-        ),
+        help=_COMPARE_HELP,
     )
     p.add_argument("--config", action="append", metavar="CONFIG", default=None,
                    help="one more configuration for --compare (implies --compare); syntax as --compare's")

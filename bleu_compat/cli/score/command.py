@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-from typing import Any
+from typing import Any, Sequence
 
 from bleu_compat.bleu import BleuResult, bleu_from_stats
 from bleu_compat.cli.score.arguments import PROG, fail
@@ -101,8 +101,9 @@ def _score(args: argparse.Namespace, spool: list[str]) -> int:
     tokenize = args.tokenize or ("none" if legacy else "13a")
     configs: list[str] | None = None
     if args.compare is not None or args.config:
-        configs = list(args.compare or ("sacrebleu", "nltk", "card")) + list(args.config or ())
-        from bleu_compat.decompose import parse_config
+        from bleu_compat.decompose import DEFAULT_COMPARE, parse_config
+
+        configs = list(args.compare or DEFAULT_COMPARE) + list(args.config or ())
 
         for spec in configs:
             try:
@@ -195,23 +196,24 @@ def _score(args: argparse.Namespace, spool: list[str]) -> int:
         from bleu_compat.libraries import library_version
         from bleu_compat.parity import compare_system
 
+        parity = parity_libraries(configs or ())
         try:
             with progress_on_stderr() as progress:
-                versions = {lib: library_version(lib) for lib in ("sacrebleu", "nltk")}
+                versions = {lib: library_version(lib) for lib in parity}
                 for s, src in zip(systems, raw_sys_sources):
                     decompositions.append(compare_configs(
                         src, raw_ref_sources, configs or (),
                         card_tokenize=tokenize, progress=progress,
                         card_lowercase=args.lowercase,
                     ))
-                progress("sacreBLEU and NLTK on the card's tokens")
+                progress(f"{_names_of(parity)} on the card's tokens")
                 # the libraries take every token at once: read the files whole
                 ref_tokens = [tokenize_lines(read_lines(src).lines, tokenize) for src in ref_sources]
                 references = [list(seg) for seg in zip(*ref_tokens)]
                 comparisons = [
                     compare_system(
                         s.path, tokenize_lines(read_lines(src).lines, tokenize), references,
-                        max_order=args.max_order,
+                        max_order=args.max_order, libraries=parity,
                     )
                     for s, src in zip(systems, sys_sources)
                 ]
@@ -303,3 +305,19 @@ def smoothed(result: BleuResult, args: argparse.Namespace) -> BleuResult:
     eps = args.smooth_value if method == "method1" else None
     sm = smoothed_bleu(s.matches, s.totals, s.hyp_len, s.ref_len, smoothing=method, epsilon=eps)
     return dataclasses.replace(result, bleu=sm.bleu)
+
+
+def parity_libraries(configs: Sequence[str]) -> list[str]:
+    """The implementations ``--compare`` runs on the card's tokens, in registry order: those
+    declared ``in_default_compare`` and those of the configurations compared."""
+    from bleu_compat.decompose import parse_config
+    from bleu_compat.libraries.registry import libraries
+
+    wanted = {parse_config(spec).implementation for spec in configs}
+    return [lib.name for lib in libraries() if lib.in_default_compare or lib.name in wanted]
+
+
+def _names_of(names: Sequence[str]) -> str:
+    from bleu_compat.libraries.registry import display_name, join_names
+
+    return join_names([display_name(n) for n in names]) or "no library"

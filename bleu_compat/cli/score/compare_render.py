@@ -8,9 +8,14 @@ from bleu_compat.cli.score.markdown_output import markdown_table
 from bleu_compat.cli.score.text_output import aligned
 from bleu_compat.rounding import js_number_str, to_fixed_str
 
-__all__ = ["LIB_NAMES", "compare_text", "configurations_text", "fmt_points"]
+__all__ = ["display", "compare_text", "configurations_text", "fmt_points"]
 
-LIB_NAMES = {"sacrebleu": "sacreBLEU", "nltk": "NLTK"}
+
+def display(name: str) -> str:
+    """How implementation ``name`` spells itself (the registry's display name)."""
+    from bleu_compat.libraries.registry import display_name
+
+    return display_name(name)
 
 
 def _fmt_pair(a: Any, b: Any) -> tuple[str, str]:
@@ -48,7 +53,7 @@ def _ulps_str(ulps: int | None) -> str:
 
 def _difference_lines(lib: Any, card_score: float) -> list[str]:
     """One line per UNEXPECTED field and one per catalog entry (with every field it explains)."""
-    name = LIB_NAMES.get(lib.library, lib.library)
+    name = display(lib.library)
     lines = []
     by_entry: dict[str, list[str]] = {}
     facts: dict[str, str] = {}
@@ -76,7 +81,7 @@ def _difference_lines(lib: Any, card_score: float) -> list[str]:
 
 
 def compare_text(comparisons: Sequence[Any], versions: dict[str, str], markdown: bool) -> str:
-    libs = ", ".join(f"{LIB_NAMES[k]} {v}" for k, v in versions.items())
+    libs = ", ".join(f"{display(k)} {v}" for k, v in versions.items())
     out = [
         "",
         ("## " if markdown else "")
@@ -91,7 +96,7 @@ def compare_text(comparisons: Sequence[Any], versions: dict[str, str], markdown:
                 ["bleu-compat (card)", js_number_str(c.card_score), "", "", ""]]
         notes: list[str] = []
         for lib in c.libraries:
-            label = f"{LIB_NAMES.get(lib.library, lib.library)} {lib.version}"
+            label = f"{display(lib.library)} {lib.version}"
             if lib.score is None:
                 rows.append([label, "-", "", "", "UNEXPECTED" if lib.unexpected else "explained"])
             else:
@@ -107,7 +112,7 @@ def compare_text(comparisons: Sequence[Any], versions: dict[str, str], markdown:
                 ])
                 if bleu_diff is None and lib.score != c.card_score:
                     notes.append(
-                        f"{LIB_NAMES.get(lib.library, lib.library)}: the same double as the "
+                        f"{display(lib.library)}: the same double as the "
                         "card on the 0-1 scale; the 0-100 values differ only by the rounding "
                         "of the card's x 100 against the library's own percentage"
                     )
@@ -129,8 +134,14 @@ def configurations_text(names: list[str], results: list[Any], versions: dict[str
                   markdown: bool) -> str:
     from bleu_compat.decompose import first_lines
 
-    impl = {"sacrebleu": f"sacreBLEU {versions.get('sacrebleu', '')}".strip(),
-            "nltk": f"NLTK {versions.get('nltk', '')}".strip(), "card": "bleu-compat"}
+    from bleu_compat.libraries import library_version
+
+    def impl(name: str) -> str:
+        if name == "card":
+            return "bleu-compat"
+        version = versions.get(name) or library_version(name)
+        return f"{display(name)} {version}".strip()
+
     out = ["", ("## " if markdown else "")
            + "The libraries as their users run them (BLEU, 0-100 scale; each number is the "
            "library's own)"]
@@ -139,7 +150,7 @@ def configurations_text(names: list[str], results: list[Any], versions: dict[str
         out.append(f"### {name}" if markdown else name)
         rows = [["configuration", "BLEU", "implementation", "settings"]]
         for run in res.runs:
-            rows.append([run.config.name, _points(run.points), impl[run.config.implementation],
+            rows.append([run.config.name, _points(run.points), impl(run.config.implementation),
                          run.config.signature()])
         out.append(markdown_table(rows) if markdown else
                    "\n".join("  " + line for line in aligned(rows, (0, 2, 3)).splitlines()))

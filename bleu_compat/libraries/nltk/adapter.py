@@ -35,12 +35,12 @@ The request is never mutated.
 from __future__ import annotations
 
 import math
-from typing import Any
+from typing import Any, Sequence
 
 from bleu_compat.libraries import AdapterResult, NotRepresentable, dispatch
 from bleu_compat.rounding import to_fixed
 
-__all__ = ["run", "nltk_final_score", "skips_zero_precisions"]
+__all__ = ["run", "score_lines", "nltk_final_score", "skips_zero_precisions"]
 
 LIBRARY = "nltk"
 
@@ -68,6 +68,33 @@ def run(mode: str, tool_id: str, request: dict[str, Any]) -> AdapterResult:
     }
     return dispatch(LIBRARY, mode, tool_id, request, handlers, count_warnings=True)
 
+
+def score_lines(cfg: Any, hyp_lines: Sequence[str], ref_lines: Sequence[Sequence[str]]) -> float:
+    """NLTK's own BLEU (0–1) for a ``score --compare`` configuration, on raw lines.
+
+    ``corpus_bleu`` on ``str.split()`` (or tokenizer-) tokens with weights 1/N and
+    ``SmoothingFunction().methodK`` (method1 with ``epsilon``); method0's warning
+    ("0 counts of n-gram overlaps", once per call) is silenced.
+
+    Args:
+        cfg: a :class:`bleu_compat.decompose.Configuration` of NLTK.
+        hyp_lines: one line per segment; ref_lines: ``ref_lines[k]`` is reference file k.
+    """
+    import warnings
+
+    from nltk.translate.bleu_score import SmoothingFunction, corpus_bleu
+
+    from bleu_compat.decompose import config_tokens
+
+    hyps = [config_tokens(h, cfg.tokenize, cfg.lowercase) for h in hyp_lines]
+    refs = [[config_tokens(r, cfg.tokenize, cfg.lowercase) for r in seg] for seg in zip(*ref_lines)]
+    sf = SmoothingFunction(epsilon=cfg.smooth_value) if cfg.smooth_value is not None \
+        else SmoothingFunction()
+    fn = None if cfg.smoothing == "none" else getattr(sf, cfg.smoothing)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return float(corpus_bleu(refs, hyps, weights=(1 / cfg.max_order,) * cfg.max_order,
+                                 smoothing_function=fn))
 
 
 def _round(value: float, decimals: int | None) -> float:

@@ -46,12 +46,12 @@ is applied to the library's doubles with :func:`bleu_compat.rounding.to_fixed`;
 from __future__ import annotations
 
 import math
-from typing import Any
+from typing import Any, Sequence
 
 from bleu_compat.libraries import AdapterResult, NotRepresentable, dispatch, library_version
 from bleu_compat.rounding import to_fixed
 
-__all__ = ["run", "SMOOTH_METHODS", "encode_tokens", "api"]
+__all__ = ["run", "score_lines", "check_release", "SMOOTH_METHODS", "encode_tokens", "api"]
 
 LIBRARY = "sacrebleu"
 
@@ -108,6 +108,42 @@ def api(version: str | None = None) -> int:
     raise OracleUnavailableError(
         f"sacreBLEU {version} is installed, but releases before 1.4 (module-level "
         "corpus_bleu(..., smooth=..., smooth_floor=...)) are not supported by the adapter")
+
+
+def check_release(version: str) -> None:
+    """Raise ``OracleUnavailableError`` when the adapter cannot speak sacreBLEU ``version``
+    (releases before 1.4); see :func:`api`."""
+    api(version)
+
+
+def score_lines(cfg: Any, hyp_lines: Sequence[str], ref_lines: Sequence[Sequence[str]]) -> float:
+    """sacreBLEU's own ``score`` (0–100) for a ``score --compare`` configuration, on raw lines.
+
+    ``BLEU(lowercase, tokenize, smooth_method, smooth_value, max_ngram_order,
+    effective_order).corpus_score(hyps, refs).score`` (``tok=split`` is
+    sacreBLEU's ``none``); with ``aggregation="sentence-mean"``, the plain mean
+    of ``sentence_score(h, refs).score`` over the segments (what
+    ``sacrebleu.sentence_bleu`` computes per segment: it builds this same BLEU
+    object and calls ``sentence_score``).
+
+    Args:
+        cfg: a :class:`bleu_compat.decompose.Configuration` of sacreBLEU.
+        hyp_lines: one line per segment; ref_lines: ``ref_lines[k]`` is reference file k.
+    """
+    from sacrebleu.metrics import BLEU
+
+    kwargs: dict[str, Any] = {}
+    if cfg.smooth_value is not None:
+        kwargs["smooth_value"] = cfg.smooth_value
+    metric = BLEU(lowercase=cfg.lowercase,
+                  tokenize="none" if cfg.tokenize == "split" else cfg.tokenize,
+                  smooth_method=cfg.smoothing, max_ngram_order=cfg.max_order,
+                  effective_order=cfg.effective_order, **kwargs)
+    if cfg.aggregation == "sentence-mean":
+        scores = [metric.sentence_score(h, list(refs)).score
+                  for h, refs in zip(hyp_lines, zip(*ref_lines))]
+        return float(sum(scores) / len(scores))
+    return float(metric.corpus_score(list(hyp_lines), [list(r) for r in ref_lines]).score)
 
 
 #: the most reference tokens the 1.x brevity adapter writes out as strings

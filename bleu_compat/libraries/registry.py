@@ -1,0 +1,183 @@
+"""The registry of BLEU implementations: which plug-ins exist, in which order.
+
+Modelled on fsspec's ``known_implementations`` and on entry points (as
+``--impl`` uses them): :data:`KNOWN_IMPLEMENTATIONS` maps each built-in
+implementation's name to where its declaration lives
+(``"package.module:LIBRARY"``, a :class:`~bleu_compat.libraries.plugin.Library`);
+a package of its own adds one through the entry point group
+``bleu_compat.libraries``::
+
+    [project.entry-points."bleu_compat.libraries"]
+    my-bleu = "my_package.bleu_plugin:LIBRARY"
+
+and a program can :func:`register` one at run time. Everything that iterates
+over implementations (catalog, crosscheck, reports, explain, gate, matrix,
+``score --compare``) asks :func:`libraries` — in this order, which is the
+order of every report — and no other module names one.
+
+``$BLEU_COMPAT_LIBRARIES`` (comma-separated names) restricts the registry to
+those implementations, in the order given (e.g. ``sacrebleu,nltk`` reproduces
+the reports of a bleu-compat that knew only those two).
+
+Loading a declaration imports no library and nothing of bleu_compat but
+:mod:`bleu_compat.libraries.plugin`: the registry is part of the judge.
+"""
+
+from __future__ import annotations
+
+import os
+
+from bleu_compat.libraries.plugin import Library
+
+__all__ = [
+    "KNOWN_IMPLEMENTATIONS", "ENTRY_POINT_GROUP", "UnknownLibraryError", "libraries", "library",
+    "names", "of_implementation", "implementation_ids", "register", "reset", "quiet_loggers",
+    "display_name", "join_names", "ENV", "SYNTAX_EXAMPLES",
+]
+
+#: name -> "module:attribute" of its :class:`Library`, in report order
+KNOWN_IMPLEMENTATIONS: dict[str, str] = {
+    "sacrebleu": "bleu_compat.libraries.sacrebleu:LIBRARY",
+    "nltk": "bleu_compat.libraries.nltk:LIBRARY",
+}
+#: examples of ``score --compare`` configurations for the syntax help (those whose
+#: implementation is registered are shown)
+SYNTAX_EXAMPLES: tuple[str, ...] = ("nltk:tok=13a,smooth=method1", "sacrebleu:tok=none,smooth=none")
+#: the entry point group of implementations shipped by other packages
+ENTRY_POINT_GROUP = "bleu_compat.libraries"
+#: the environment variable restricting the registry (comma-separated names)
+ENV = "BLEU_COMPAT_LIBRARIES"
+
+_loaded: tuple[Library, ...] | None = None
+_added: list[Library] = []
+
+
+class UnknownLibraryError(ImportError, LookupError):
+    """A name given for an implementation that the registry does not know (the message lists
+    the known ones)."""
+
+
+def _load(path: str) -> Library:
+    from bleu_compat.libraries.plugin import _attribute
+
+    lib = _attribute(path)
+    if not isinstance(lib, Library):
+        raise TypeError(f"{path} is not a bleu_compat Library declaration")
+    return lib
+
+
+def _discover() -> list[Library]:
+    found = [_load(path) for path in KNOWN_IMPLEMENTATIONS.values()]
+    try:
+        from importlib.metadata import entry_points
+
+        points = list(entry_points(group=ENTRY_POINT_GROUP))
+    except Exception:  # a broken metadata directory must not hide the built-in ones
+        points = []
+    for ep in sorted(points, key=lambda p: p.name):
+        if ep.name in KNOWN_IMPLEMENTATIONS:
+            continue
+        try:
+            lib = ep.load()
+        except Exception:  # a plug-in that fails to load is left out, as a missing library
+            continue
+        if isinstance(lib, Library):
+            found.append(lib)
+    return found + [lib for lib in _added if lib.name not in {f.name for f in found}]
+
+
+def libraries() -> tuple[Library, ...]:
+    """Every registered implementation, in report order (restricted by ``$BLEU_COMPAT_LIBRARIES``).
+
+    Raises:
+        UnknownLibraryError: ``$BLEU_COMPAT_LIBRARIES`` names an implementation
+            the registry does not know.
+    """
+    global _loaded
+    if _loaded is None:
+        every = _discover()
+        chosen = os.environ.get(ENV, "").strip()
+        if chosen:
+            by_name = {lib.name: lib for lib in every}
+            wanted = [n.strip() for n in chosen.split(",") if n.strip()]
+            unknown = [n for n in wanted if n not in by_name]
+            if unknown:
+                raise UnknownLibraryError(
+                    f"${ENV} names {', '.join(map(repr, unknown))}: the implementations are "
+                    f"{', '.join(by_name)}")
+            every = [by_name[n] for n in dict.fromkeys(wanted)]
+        _loaded = tuple(every)
+    return _loaded
+
+
+def names() -> tuple[str, ...]:
+    """The registered implementations' names, in report order."""
+    return tuple(lib.name for lib in libraries())
+
+
+def library(name: str) -> Library:
+    """The implementation called ``name``.
+
+    Raises:
+        UnknownLibraryError: no such implementation is registered.
+    """
+    for lib in libraries():
+        if lib.name == name:
+            return lib
+    raise UnknownLibraryError(f"no implementation {name!r}: the implementations are "
+                              f"{', '.join(names()) or 'none'}")
+
+
+def of_implementation(impl: str) -> Library | None:
+    """The library of an implementation id ``"<name>/<mode>"`` (None for ``ours``, ``impl:...``)."""
+    name, slash, _ = impl.partition("/")
+    if not slash or impl.startswith("impl:"):
+        return None
+    return next((lib for lib in libraries() if lib.name == name), None)
+
+
+def implementation_ids() -> tuple[str, ...]:
+    """``"<name>/<mode>"`` of every registered implementation and mode, in report order."""
+    return tuple(i for lib in libraries() for i in lib.implementation_ids)
+
+
+def display_name(name: str) -> str:
+    """How implementation ``name`` spells itself (``name`` itself when unknown: ``card``)."""
+    return next((lib.display_name for lib in libraries() if lib.name == name), name)
+
+
+def join_names(items: list[str] | tuple[str, ...], last: str = "and") -> str:
+    """``"a"``, ``"a and b"``, ``"a, b and c"``."""
+    items = list(items)
+    if len(items) <= 1:
+        return "".join(items)
+    return f"{', '.join(items[:-1])} {last} {items[-1]}"
+
+
+def register(lib: Library) -> None:
+    """Add an implementation at run time (after the built-in and entry-point ones).
+
+    Raises:
+        ValueError: an implementation of that name is already registered.
+    """
+    if any(x.name == lib.name for x in _discover()):
+        raise ValueError(f"an implementation {lib.name!r} is already registered")
+    _added.append(lib)
+    reset()
+
+
+def reset() -> None:
+    """Forget what was loaded (the next call reads the declarations and the environment again)."""
+    global _loaded
+    _loaded = None
+
+
+def quiet_loggers() -> None:
+    """Set the registered libraries' loggers to ERROR (their advice about tokenized input is noise
+    here: the cards' tokens are tokenized by design)."""
+    import logging
+
+    for lib in libraries():
+        for name in lib.loggers:
+            logging.getLogger(name).setLevel(logging.ERROR)
+
