@@ -391,3 +391,19 @@ def test_token_blocks_are_normalized_and_counted_alike(name: str) -> None:
         assert (k.counts([block, block], len(lines), 4, True, True)
                 == k.counts([block, block], len(lines), 4, True)
                 != k.counts([block, reference_block], len(lines), 4, True))
+
+
+@pytest.mark.parametrize("name", TOKENIZERS)
+def test_a_lone_surrogate_never_reaches_a_tokenizer(tmp_path: Path, name: str) -> None:
+    """UTF-8 bytes of a lone surrogate (ED A0 80) are not UTF-8: score refuses the file naming it
+    and the line, before any tokenizer runs (exit 2, one line, as for any invalid byte)."""
+    import subprocess
+
+    (tmp_path / "ref.txt").write_text("a b\nc d\n", encoding="utf-8")
+    (tmp_path / "sys.txt").write_bytes(b"a b\nc \xed\xa0\x80 d\n")
+    proc = subprocess.run([sys.executable, "-m", "bleu_compat", "score", str(tmp_path / "ref.txt"),
+                           "-i", str(tmp_path / "sys.txt"), "-tok", name],
+                          capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 2 and proc.stdout == ""
+    assert proc.stderr.strip() == (f"bleu-compat score: {tmp_path / 'sys.txt'}: line 2 is not UTF-8 "
+                                   "(invalid byte 0xed at column 3)")
