@@ -1,6 +1,6 @@
 """Reading corpus files: one segment per line, UTF-8.
 
-Rules (README "Reading rules"): the bytes must be UTF-8 (an invalid byte is
+Rules (docs/score.md "Reading rules"): the bytes must be UTF-8 (an invalid byte is
 an error naming the file and line); lines end at ``\\n`` only (``\\r`` before
 it is dropped, so CRLF files give the same tokens as LF files); a missing
 final newline changes nothing; an empty line is an empty segment, never
@@ -13,10 +13,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from itertools import islice
-from typing import TYPE_CHECKING, Callable, Iterator
-
-if TYPE_CHECKING:  # pathlib costs score's start-up 2 ms (urllib.parse, ipaddress): not imported
-    from pathlib import Path
+from pathlib import Path
+from typing import Any, Callable, Iterator, Sequence
 
 from .errors import InvalidInputError
 
@@ -28,13 +26,16 @@ __all__ = [
     "iter_line_blocks",
     "decode_block",
     "READING_RULES",
-    "MAX_LINE_BYTES",
     "read_lines",
     "check_same_length",
     "check_line_counts",
+    "LineChecker",
+    "LineStream",
+    "aligned_blocks",
+    "MAX_LINE_BYTES",
 ]
 
-#: The reading rules in one paragraph, for ``--help`` and the README.
+#: The reading rules in one paragraph, for ``--help`` and docs/score.md.
 READING_RULES = (
     "Files are UTF-8, one segment per line; a line ends at LF only (a CR before "
     "the LF is dropped, so CRLF files give exactly the same tokens as LF files, "
@@ -43,16 +44,18 @@ READING_RULES = (
     "never skipped; a leading U+FEFF byte order mark is kept as part of the first "
     "token (the published WMT numbers assume it) and reported as a warning. A byte "
     "that is not UTF-8 is an error naming the file and line; a missing file, an "
-    "empty file, files with different line counts (both files named) and a line longer "
-    "than 8 MiB (a segment is a sentence or a document; longer ones would not be scored "
-    "in bounded memory) are errors (exit 2)."
+    "empty file or files with different line counts (both files named, at the first "
+    "surplus line) are errors (exit 2), and so is a line longer than 64 MiB (file and "
+    "line named)."
 )
 
-#: The longest line (bytes, without its line end) the streaming reader accepts: a segment's
-#: statistics need all of its n-grams at once, about 30-50 bytes of memory per byte of text
-#: (measured: a 10 MiB line against a 10 MiB reference peaks at 650 MiB with the C kernel, 880
-#: MiB without), so a line of 100 MB is refused by :func:`scan_file` before it is read whole.
-MAX_LINE_BYTES = 8 << 20
+#: The longest line (bytes, its line end aside) a corpus file may hold: 64 MiB. A
+#: segment is a sentence or a paragraph; a longer line is a file that is not one
+#: segment per line (a binary file, /dev/zero, a file without line ends), refused
+#: before it is held in memory whole.
+MAX_LINE_BYTES = 64 << 20
+#: Bytes read at a time by :class:`LineStream`.
+READ_CHUNK_BYTES = 1 << 20
 
 
 class CorpusReadError(InvalidInputError):
@@ -93,8 +96,7 @@ def read_lines(path: str | Path) -> CorpusFile:
     """
     name = str(path)
     try:
-        with open(path, "rb") as handle:
-            data = handle.read()
+        data = Path(path).read_bytes()
     except OSError as exc:
         raise CorpusReadError(f"{name}: cannot read: {exc.strerror or exc}") from None
     if not data:
@@ -208,34 +210,27 @@ SCAN_CHUNK_BYTES = 1 << 20
 
 
 def scan_file(
-    path: str | Path, *, chunk_bytes: int = SCAN_CHUNK_BYTES, name: str | None = None,
-    max_line_bytes: int = MAX_LINE_BYTES,
+    path: str | Path, *, chunk_bytes: int = SCAN_CHUNK_BYTES, name: str | None = None
 ) -> CorpusScan:
     """Check a corpus file under the rules of this module without holding it.
 
     Reads the file in chunks of about ``chunk_bytes`` bytes, each ending
     after a LF, and finds what :func:`read_lines` would: the same errors
     (same messages, same first bad line), the same line count and the same
-    warnings. Memory is one chunk, or one line of at most ``max_line_bytes``:
-    a longer line is refused as soon as that many bytes have no LF. ``name``
-    (default: ``path``) is the file's name in messages and in the result
-    (e.g. the name a user gave for a pipe that was copied to ``path``).
+    warnings. Memory is one chunk. ``name`` (default: ``path``) is the file's
+    name in messages and in the result (e.g. the name a user gave for a pipe
+    that was copied to ``path``).
 
     Raises:
-        CorpusReadError: as :func:`read_lines`; or a line longer than
-            ``max_line_bytes`` (its number and the limit named).
+        CorpusReadError: as :func:`read_lines`.
     """
     name = str(path) if name is None else name
-    n_lines = crlf = 0
-    first_line = ""
-    inner: list[int] = []
+    checker = LineChecker(name)
     tail = b""
     try:
         with open(path, "rb") as handle:
             while True:
                 block = handle.read(chunk_bytes)
-                if len(tail) + len(block) > max_line_bytes:  # some line may be too long
-                    _check_line_lengths(name, tail + block, n_lines, max_line_bytes)
                 if block:
                     data = tail + block
                     cut = data.rfind(b"\n") + 1
@@ -247,65 +242,72 @@ def scan_file(
                     data, tail = tail, b""
                     if not data:
                         break
-                ascii_only = data.isascii()
-                if not ascii_only:  # ASCII is UTF-8: only other bytes need decoding
-                    try:
-                        data.decode("utf-8")
-                    except UnicodeDecodeError as exc:
-                        raise _decode_error(name, data, exc.start, n_lines) from None
-                # LF and CR are ASCII, so lines and CRs are counted on the bytes
-                chunk_lines = data.count(b"\n")
-                if b"\r" in data:  # memchr; the two-byte count only when a CR is there
-                    crlf += data.count(b"\r\n")
-                if not data.endswith(b"\n"):  # the last line, without LF
-                    chunk_lines += 1
-                    crlf += data.endswith(b"\r")
-                # U+FEFF is not ASCII: only other bytes can hold one
-                bom_at = -1 if ascii_only else data.find(_BOM, 1 if n_lines == 0 else 0)
-                if n_lines == 0:
-                    first_line = _BOM.decode() if data.startswith(_BOM) else ""
-                if bom_at >= 0:  # U+FEFF inside the text: number its lines (rare)
-                    lines = _split_lines(data.decode("utf-8"))[0]
-                    inner += [n_lines + n for n, line in enumerate(lines, start=1)
-                              if "\ufeff" in line[n_lines == 0 and n == 1 :]]
-                n_lines += chunk_lines
+                checker.feed(data)
                 if not block:
                     break
     except OSError as exc:
         raise CorpusReadError(f"{name}: cannot read: {exc.strerror or exc}") from None
-    if n_lines == 0:
-        raise CorpusReadError(
-            f"{name}: the file is empty (0 segments; an empty segment is an empty line)"
-        )
-    return CorpusScan(name, n_lines, _warnings(name, first_line, inner, crlf))
+    if checker.n_lines == 0:
+        raise CorpusReadError(_empty(name))
+    return CorpusScan(name, checker.n_lines, checker.warnings())
 
 
-def _check_line_lengths(name: str, data: bytes, before: int, limit: int) -> None:
-    """Raise CorpusReadError for the first line of ``data`` longer than ``limit`` bytes.
+def _empty(name: str) -> str:
+    return f"{name}: the file is empty (0 segments; an empty segment is an empty line)"
 
-    ``data`` starts at the start of line ``before + 1``; its last line may be
-    incomplete (no LF yet: it is too long if it already is). A CR before a LF,
-    or at the end of ``data`` (a LF may follow; at the end of the file the
-    rules drop it too), is not counted.
+
+class LineChecker:
+    """The reading rules, checked on a file's bytes as they are read, block by block.
+
+    :meth:`feed` takes consecutive blocks of whole lines (each ending after
+    a LF; the file's last line may lack it) and finds what :func:`read_lines`
+    would: the first line that is not UTF-8 (the same message), the line
+    count, and the warnings (a leading or inner U+FEFF, CRLF line ends).
+    Memory: nothing beyond the block.
     """
-    start, line = 0, before + 1
-    while True:
-        end = data.find(b"\n", start)
-        stop = len(data) if end < 0 else end
-        length = stop - (stop > start and data[stop - 1:stop] == b"\r") - start
-        if length > limit:
-            raise _too_long(name, line, limit)
-        if end < 0:
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+        self.n_lines = 0
+        self._crlf = 0
+        self._first_line = ""
+        self._inner: list[int] = []
+
+    def feed(self, data: bytes) -> None:
+        """Check one block of whole lines (the next ones of the file).
+
+        Raises:
+            CorpusReadError: a line of the block is not UTF-8 (file and line named).
+        """
+        if not data:
             return
-        start, line = end + 1, line + 1
+        n_lines = self.n_lines
+        ascii_only = data.isascii()
+        if not ascii_only:  # ASCII is UTF-8: only other bytes need decoding
+            try:
+                data.decode("utf-8")
+            except UnicodeDecodeError as exc:
+                raise _decode_error(self.name, data, exc.start, n_lines) from None
+        # LF and CR are ASCII, so lines and CRs are counted on the bytes
+        chunk_lines = data.count(b"\n")
+        if b"\r" in data:  # memchr; the two-byte count only when a CR is there
+            self._crlf += data.count(b"\r\n")
+        if not data.endswith(b"\n"):  # the last line, without LF
+            chunk_lines += 1
+            self._crlf += data.endswith(b"\r")
+        # U+FEFF is not ASCII: only other bytes can hold one
+        bom_at = -1 if ascii_only else data.find(_BOM, 1 if n_lines == 0 else 0)
+        if n_lines == 0:
+            self._first_line = _BOM.decode() if data.startswith(_BOM) else ""
+        if bom_at >= 0:  # U+FEFF inside the text: number its lines (rare)
+            lines = _split_lines(data.decode("utf-8"))[0]
+            self._inner += [n_lines + n for n, line in enumerate(lines, start=1)
+                            if "\ufeff" in line[n_lines == 0 and n == 1 :]]
+        self.n_lines = n_lines + chunk_lines
 
-
-def _too_long(name: str, line: int, limit: int) -> CorpusReadError:
-    return CorpusReadError(
-        f"{name}: line {line} is longer than {limit:,} bytes ({limit >> 20} MiB), the longest "
-        "line bleu-compat reads (a segment is a sentence or a document: a longer one would not "
-        "be scored in bounded memory)"
-    )
+    def warnings(self) -> list[str]:
+        """The notes :func:`read_lines` gives for the lines fed so far."""
+        return _warnings(self.name, self._first_line, self._inner, self._crlf)
 
 
 def iter_line_blocks(
@@ -346,6 +348,140 @@ def iter_line_blocks(
     finally:
         for handle in handles:
             handle.close()
+
+
+class LineStream:
+    """The lines of one input, read as a stream in bounded memory.
+
+    ``handle`` is any binary file object (a file, standard input, a pipe, a
+    gzip/bz2/lzma stream): it is read ``chunk_bytes`` at a time, never
+    ahead of use by more than one chunk, and never needs to be seekable. A
+    line longer than ``max_line_bytes`` is an error naming the file and the
+    line, raised before the line is held whole.
+
+    Attributes:
+        name: the input's name in messages.
+        lines_taken: lines handed out by :meth:`take` so far.
+    """
+
+    def __init__(self, name: str, handle: Any, *, max_line_bytes: int = MAX_LINE_BYTES,
+                 chunk_bytes: int = READ_CHUNK_BYTES) -> None:
+        self.name, self._handle = name, handle
+        # read1: what is there, up to a chunk (a pipe's lines arrive as they are written,
+        # instead of waiting for a whole chunk); read where the object has no read1
+        self._read = getattr(handle, "read1", None) or handle.read
+        self._max, self._chunk = max_line_bytes, chunk_bytes
+        self._lines: list[bytes] = []
+        self._pos = 0
+        self._complete = 0  # lines split off so far (taken or not)
+        self._tail: list[bytes] = []
+        self._tail_len = 0
+        self._eof = False
+        self._last_lacks_lf = False
+        self.lines_taken = 0
+
+    def _too_long(self, line_number: int) -> CorpusReadError:
+        return CorpusReadError(
+            f"{self.name}: line {line_number} is longer than {self._max:,} bytes "
+            f"({self._max / 2**20:g} MiB), the longest line a corpus file may hold: is it "
+            "one segment per line?")
+
+    def _fill(self) -> None:
+        try:
+            data = self._read(self._chunk)
+        except OSError as exc:
+            raise CorpusReadError(f"{self.name}: cannot read: {exc.strerror or exc}") from None
+        if not data:
+            self._eof = True
+            if self._tail_len:  # the last line, without LF
+                self._lines.append(b"".join(self._tail))
+                self._tail, self._tail_len = [], 0
+                self._complete += 1
+                self._last_lacks_lf = True
+            return
+        parts = data.split(b"\n")
+        if len(parts) == 1:  # no line end in this chunk: the line goes on
+            self._tail.append(data)
+            self._tail_len += len(data)
+            if self._tail_len > self._max:
+                raise self._too_long(self._complete + 1)
+            return
+        if self._tail:
+            parts[0] = b"".join(self._tail) + parts[0]
+        rest = parts.pop()
+        if max(map(len, parts)) > self._max:
+            first = next(k for k, line in enumerate(parts) if len(line) > self._max)
+            raise self._too_long(self._complete + first + 1)
+        if self._pos and self._pos == len(self._lines):
+            self._lines, self._pos = parts, 0
+        else:
+            self._lines.extend(parts)
+        self._complete += len(parts)
+        self._tail, self._tail_len = ([rest], len(rest)) if rest else ([], 0)
+        if self._tail_len > self._max:
+            raise self._too_long(self._complete + 1)
+
+    def take(self, n: int) -> bytes:
+        """The next ``n`` lines (fewer at the end), joined with their LFs as in the input.
+
+        The input's last line keeps its lack of a LF; ``b""`` means the input has ended.
+
+        Raises:
+            CorpusReadError: the input cannot be read, or a line is too long.
+        """
+        while len(self._lines) - self._pos < n and not self._eof:
+            self._fill()
+        lines = self._lines[self._pos:self._pos + n]
+        self._pos += len(lines)
+        if self._pos > 4096 and self._pos * 2 > len(self._lines):
+            del self._lines[:self._pos]
+            self._pos = 0
+        self.lines_taken += len(lines)
+        if not lines:
+            return b""
+        lacks_lf = self._last_lacks_lf and self._eof and self._pos == len(self._lines)
+        return b"\n".join(lines) + (b"" if lacks_lf else b"\n")
+
+
+def aligned_blocks(
+    streams: Sequence[LineStream], block_lines: Callable[[], int],
+    checkers: Sequence[LineChecker] | None = None,
+) -> Iterator[tuple[int, list[bytes]]]:
+    """Line-aligned blocks of several inputs read together, in one pass.
+
+    Item k is ``(n, chunks)``: ``n`` >= 1 lines and, per stream, its next
+    ``n`` lines joined as in the input. Each block is checked as it is read
+    (``checkers``, one :class:`LineChecker` per stream, made here if not
+    given: UTF-8, warnings); line counts are compared block by block, so
+    inputs of different lengths stop at the first surplus line, whatever
+    follows it (an endless pipe included).
+
+    Raises:
+        CorpusReadError: an input cannot be read, is not UTF-8, holds a line
+            that is too long, is empty, or has more or fewer lines than the others.
+    """
+    if checkers is None:
+        checkers = [LineChecker(s.name) for s in streams]
+    while True:
+        size = block_lines()
+        chunks = [s.take(size) for s in streams]
+        counts = [s.lines_taken for s in streams]
+        if min(counts) != max(counts):
+            short = min(streams, key=lambda s: s.lines_taken)
+            long = max(streams, key=lambda s: s.lines_taken)
+            if short.lines_taken == 0:
+                raise CorpusReadError(_empty(short.name))
+            raise CorpusReadError(
+                f"line counts differ: {short.name} has {_lines(short.lines_taken)}, "
+                f"{long.name} has more (it goes on at line {short.lines_taken + 1})")
+        if not chunks[0]:
+            if counts[0] == 0:
+                raise CorpusReadError(_empty(streams[0].name))
+            return
+        for checker, chunk in zip(checkers, chunks):
+            checker.feed(chunk)
+        n = chunks[0].count(b"\n") + (not chunks[0].endswith(b"\n"))
+        yield n, chunks
 
 
 def check_same_length(hypothesis: CorpusFile, references: list[CorpusFile]) -> None:

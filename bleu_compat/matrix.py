@@ -494,9 +494,10 @@ def _main(argv: Sequence[str] | None = None) -> int:
 
     from bleu_compat.errors import OracleUnavailableError
 
-    parser = argparse.ArgumentParser(prog="python -m bleu_compat.matrix")
+    parser = argparse.ArgumentParser(prog="python -m bleu_compat.matrix", allow_abbrev=False)
     sub = parser.add_subparsers(dest="command", required=True)
-    p = sub.add_parser("run-one", help="crosscheck the installed release of one library")
+    p = sub.add_parser("run-one", help="crosscheck the installed release of one library",
+                       allow_abbrev=False)
     p.add_argument("library", choices=LIBRARIES)
     p.add_argument("out", type=Path)
     p.add_argument("--cases", type=int, default=DEFAULT_CASES)

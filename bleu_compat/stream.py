@@ -2,9 +2,9 @@
 
 What ``bleu-compat score`` computes: the files are read block by block, each
 block tokenized and counted, per segment if asked, in the same pass. Where
-the C kernel is built (``bleu_compat._ckernel``), a block of each file is
-tokenized whole (:func:`bleu_compat.tokenizers.block.tokenize_block`) and
-counted by its ``counts``; otherwise by the vectorised kernel of
+the C kernel is built (``bleu_compat._ckernel``, issue 20), a block of each
+file is tokenized whole (:func:`bleu_compat.tokenizers.block.tokenize_block`)
+and counted by its ``counts``; otherwise by the vectorised kernel of
 :mod:`bleu_compat.fast`. Without the C kernel, with ``none``, a block that
 :func:`bleu_compat.tokenizers.bytes_split_is_str_split` accepts is split and
 interned in numpy without a Python object per token
@@ -36,7 +36,7 @@ from .tokenizers import (
 )
 from .tokenizers.block import kernel, tokenize_block
 
-__all__ = ["corpus_stats_files", "STREAM_BLOCK_TOKENS"]
+__all__ = ["corpus_stats_files", "count_block", "next_block_lines", "STREAM_BLOCK_TOKENS"]
 
 
 #: Tokens (all files) per block of corpus_stats_files: measured on 8,000 x 4
@@ -63,12 +63,10 @@ def corpus_stats_files(
     """Corpus sufficient statistics of line-aligned files, streamed in bounded memory.
 
     The files are read block by block (:func:`bleu_compat.corpus_io.iter_line_blocks`),
-    each block's lines tokenized (:mod:`bleu_compat.tokenizers`) and counted:
-    by the C kernel where it is built (the block tokenized whole,
-    :func:`bleu_compat.tokenizers.block.tokenize_block`); else with ``none``
-    split and interned in bulk by :func:`bleu_compat.fast.numpy_bytes_counts`
-    when that gives the same tokens, and otherwise line by line and counted
-    with the vectorised kernel; only one block is held. Segment i's hypothesis is
+    each block's lines tokenized (:mod:`bleu_compat.tokenizers`: with
+    ``none``, split and interned in bulk by
+    :func:`bleu_compat.fast.numpy_bytes_counts` when that gives the same
+    tokens) and counted with the vectorised kernel; only one block is held. Segment i's hypothesis is
     line i of ``hypothesis`` and its references are line i of each file in
     ``references``. The files must have been checked first
     (:func:`bleu_compat.corpus_io.scan_file`: UTF-8, equal line counts).
@@ -101,57 +99,10 @@ def corpus_stats_files(
     totals = [0] * max_order
     hyp_len = ref_len = 0
     first = 0
-    ckernel = kernel()
     for n_lines, chunks in iter_line_blocks([hypothesis, *references], lambda: block["lines"]):
-        rows: list[list[int]] = []
-        if ckernel is not None:
-            # the C kernel: each file's block tokenized whole, then counted (issue 20)
-            # (a tokenizer's output has one space between tokens: counts splits it at spaces)
-            m, t, h, r, n_tokens, c_rows = ckernel.counts(
-                [tokenize_block(chunk, tokenize) for chunk in chunks], n_lines, max_order,
-                on_segments is not None, tokenize != "none")
-            if c_rows is not None:
-                rows = c_rows
-        elif sum(map(len, chunks)) >= _NUMPY_MIN_BYTES and numpy_available():
-            if tokenize == "none" and all(map(bytes_split_is_str_split, chunks)):
-                # tokens split and interned in numpy, no Python object per token
-                counts, n_tokens = _bytes_counts(
-                    chunks, n_lines, max_order, per_segment=on_segments is not None)
-            else:
-                hyp_end, ref_end = HYP_END, REF_END
-                hyp, *refs = [
-                    list(_with_ends([tokenizer(line) for line in decode_block(chunk)], end))
-                    for chunk, end in zip(chunks, [hyp_end] + [ref_end] * len(references))
-                ]
-                counts = numpy_stream_counts(
-                    hyp, refs, n_lines, max_order, hyp_end=hyp_end, ref_end=ref_end,
-                    per_segment=on_segments is not None,
-                )
-                n_tokens = len(hyp) + sum(map(len, refs)) - n_lines * (1 + len(refs))
-            if on_segments is not None:
-                import numpy as np
-
-                m, t, h, r = counts.corpus()
-                rows = np.column_stack(
-                    (counts.matches, counts.totals, counts.hyp_len, counts.ref_len)
-                ).tolist()
-            else:
-                m, t, h, r = counts
-        else:
-            per_file = [[tokenizer(line) for line in decode_block(chunk)] for chunk in chunks]
-            hyps, seg_refs = per_file[0], [list(seg) for seg in zip(*per_file[1:])]
-            if on_segments is not None:
-                m, t, h, r = [0] * max_order, [0] * max_order, 0, 0
-                for hyp_tokens, refs_tokens in zip(hyps, seg_refs):
-                    sm, st, sh, sr = python_counts((hyp_tokens,), (refs_tokens,), max_order)
-                    rows.append([*sm, *st, sh, sr])
-                    m = [a + b for a, b in zip(m, sm)]
-                    t = [a + b for a, b in zip(t, st)]
-                    h += sh
-                    r += sr
-            else:
-                m, t, h, r = python_counts(hyps, seg_refs, max_order)
-            n_tokens = _n_tokens(hyps, seg_refs)
+        m, t, h, r, rows, n_tokens = count_block(
+            chunks, n_lines, tokenizer, tokenize=tokenize, max_order=max_order,
+            per_segment=on_segments is not None)
         for k in range(max_order):
             matches[k] += m[k]
             totals[k] += t[k]
@@ -160,5 +111,83 @@ def corpus_stats_files(
         if on_segments is not None:
             on_segments(first, rows)
         first += n_lines
-        block["lines"] = max(256, min(_BLOCK_SEGMENTS, limit * n_lines // max(n_tokens, 1)))
+        block["lines"] = next_block_lines(limit, n_lines, n_tokens)
     return SufficientStats(tuple(matches), tuple(totals), hyp_len, ref_len)
+
+
+def next_block_lines(block_tokens: int, n_lines: int, n_tokens: int) -> int:
+    """Lines of each file in the next block, sized from the tokens per line seen in the last."""
+    return max(256, min(_BLOCK_SEGMENTS, block_tokens * n_lines // max(n_tokens, 1)))
+
+
+def count_block(
+    chunks: Sequence[bytes],
+    n_lines: int,
+    tokenizer: Callable[[str], list[str]],
+    *,
+    tokenize: str,
+    max_order: int,
+    per_segment: bool = False,
+) -> tuple[list[int], list[int], int, int, list[list[int]], int]:
+    """Statistics of one line-aligned block: ``chunks[0]`` the hypotheses, the rest references.
+
+    Each chunk is ``n_lines`` whole lines of one file as read (UTF-8, checked;
+    lowercased already with ``-lc``). ``tokenizer`` is
+    :func:`bleu_compat.tokenizers.get_tokenizer` ``(tokenize)``, used where the C
+    kernel is not built (with it, :func:`bleu_compat.tokenizers.block.tokenize_block`
+    ``(chunk, tokenize)`` tokenizes each chunk whole, the same tokens).
+
+    Returns:
+        ``(matches, totals, hyp_len, ref_len, rows, n_tokens)``: the block's
+        sums, one row ``[m_1..m_N, l_1..l_N, hyp_len, ref_len]`` per segment
+        when ``per_segment`` (else ``[]``), and the tokens of all files.
+    """
+    rows: list[list[int]] = []
+    n_refs = len(chunks) - 1
+    ckernel = kernel()
+    if ckernel is not None:
+        # the C kernel: each file's block tokenized whole, then counted (issue 20); a
+        # tokenizer's output has one space between tokens, which counts splits at
+        m, t, h, r, n_tokens, c_rows = ckernel.counts(
+            [tokenize_block(chunk, tokenize) for chunk in chunks], n_lines, max_order,
+            per_segment, tokenize != "none")
+        return m, t, h, r, c_rows if c_rows is not None else [], n_tokens
+    if sum(map(len, chunks)) >= _NUMPY_MIN_BYTES and numpy_available():
+        if tokenize == "none" and all(map(bytes_split_is_str_split, chunks)):
+            # tokens split and interned in numpy, no Python object per token
+            counts, n_tokens = _bytes_counts(chunks, n_lines, max_order, per_segment=per_segment)
+        else:
+            hyp_end, ref_end = HYP_END, REF_END
+            hyp, *refs = [
+                list(_with_ends([tokenizer(line) for line in decode_block(chunk)], end))
+                for chunk, end in zip(chunks, [hyp_end] + [ref_end] * n_refs)
+            ]
+            counts = numpy_stream_counts(
+                hyp, refs, n_lines, max_order, hyp_end=hyp_end, ref_end=ref_end,
+                per_segment=per_segment,
+            )
+            n_tokens = len(hyp) + sum(map(len, refs)) - n_lines * (1 + n_refs)
+        if per_segment:
+            import numpy as np
+
+            m, t, h, r = counts.corpus()
+            rows = np.column_stack(
+                (counts.matches, counts.totals, counts.hyp_len, counts.ref_len)
+            ).tolist()
+        else:
+            m, t, h, r = counts
+        return list(m), list(t), int(h), int(r), rows, n_tokens
+    per_file = [[tokenizer(line) for line in decode_block(chunk)] for chunk in chunks]
+    hyps, seg_refs = per_file[0], [list(seg) for seg in zip(*per_file[1:])]
+    if per_segment:
+        m, t, h, r = [0] * max_order, [0] * max_order, 0, 0
+        for hyp_tokens, refs_tokens in zip(hyps, seg_refs):
+            sm, st, sh, sr = python_counts((hyp_tokens,), (refs_tokens,), max_order)
+            rows.append([*sm, *st, sh, sr])
+            m = [a + b for a, b in zip(m, sm)]
+            t = [a + b for a, b in zip(t, st)]
+            h += sh
+            r += sr
+    else:
+        m, t, h, r = python_counts(hyps, seg_refs, max_order)
+    return list(m), list(t), h, r, rows, _n_tokens(hyps, seg_refs)

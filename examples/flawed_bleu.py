@@ -1,4 +1,4 @@
-"""Two deliberately flawed corpus BLEUs, to show what ``--impl`` finds (README, "Check your own BLEU").
+"""Two deliberately flawed corpus BLEUs, to show what ``--impl`` finds (docs/impl.md, "Check your own BLEU").
 
 ``bleu`` clips each n-gram by its count summed over *all* references
 instead of the largest count in any single reference (Papineni et al. 2002,

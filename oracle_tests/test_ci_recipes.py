@@ -108,3 +108,54 @@ def test_catalog_hook_runs() -> None:
     proc = subprocess.run([sys.executable, "-m", "bleu_compat", *words[1:]], cwd=ROOT,
                           capture_output=True, text=True, timeout=120)
     assert proc.returncode == 0, proc.stderr
+
+
+#: where install lines are written for users: README, docs, the CI recipes and the examples
+_INSTALL_SOURCES = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md")), WORKFLOW, HOOKS,
+                    *sorted((ROOT / "examples").glob("*"))]
+
+
+def _pip_installs() -> list[tuple[str, list[str]]]:
+    """Every ``pip install`` in those files: (file, the requirement words after the options)."""
+    found = []
+    for path in _INSTALL_SOURCES:
+        for line in path.read_text(encoding="utf-8").splitlines():
+            for match in re.finditer(r"pip install ([^`&|;\n]+)", line):
+                words = [w for w in shlex.split(match.group(1).replace("\\", ""))
+                         if not w.startswith("-") and w not in ("in", "bleu-compat's", "directory")]
+                found.append((path.name, words))
+    return found
+
+
+def test_every_install_line_works_from_this_repository() -> None:
+    """Issue 23: README and the recipes told users to `pip install "bleu-compat[html]"` from an
+    index that has no such package. Every requirement is this directory (".", ".[extra]"),
+    and every extra named is one pyproject declares."""
+    import tomllib
+
+    extras = set(tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
+                 ["optional-dependencies"])
+    installs = _pip_installs()
+    assert len(installs) >= 4  # README's two, docs/dask.md, the workflow
+    for name, words in installs:
+        assert words, name
+        for word in words:
+            match = re.fullmatch(r"\.(?:\[([\w,]+)\])?", word)
+            assert match, f"{name}: pip install {word!r} is not this repository"
+            assert set((match.group(1) or "").split(",")) - {""} <= extras, (name, word)
+
+
+def test_readme_is_a_quick_start() -> None:
+    """README: the two set-up commands exactly as .ci/run runs the tests, five commands, and a
+    link to every page of docs/ (the rest moved there); short enough to read at once."""
+    text = (ROOT / "README.md").read_text(encoding="utf-8")
+    ci = (ROOT / ".ci" / "run").read_text(encoding="utf-8")
+    test_command = ("python3 -m venv .venv && .venv/bin/pip install -q -e '.[test]' && "
+                    ".venv/bin/python -m pytest -q")
+    assert test_command in text and test_command in ci
+    assert ("python3 -m venv .venv && .venv/bin/pip install -q '.[html]' && "
+            ".venv/bin/bleu-compat crosscheck") in text
+    assert len(re.findall(r"^## \d\. `bleu-compat ", text, flags=re.M)) == 5
+    for page in sorted((ROOT / "docs").glob("*.md")):
+        assert f"(docs/{page.name})" in text, page.name
+    assert len(text.splitlines()) < 200

@@ -273,10 +273,15 @@ class TestSacrebleuOptions:
     def test_every_format_carries_the_signature(self, capsys):
         import bleu_compat
 
-        expected = f"nrefs:1|case:mixed|eff:no|tok:13a|smooth:none|bleu-compat:{bleu_compat.__version__}"
-        for fmt in ("line", "table", "markdown", "csv", "json", "text"):
+        v = bleu_compat.__version__
+        card = f"nrefs:1|case:mixed|eff:no|tok:13a|smooth:exp|bleu-compat:{v}"
+        sacre = f"nrefs:1|case:mixed|eff:no|tok:13a|smooth:exp|version:2.6.0|bleu-compat:{v}"
+        for fmt in ("line", "table", "markdown", "csv"):  # bleu-compat's formats: the card's
             code, out, _ = _run(capsys, REF, "-i", SYS, "-f", fmt)
-            assert code == 0 and expected in out, fmt
+            assert code == 0 and card in out, fmt
+        for fmt in ("json", "text"):  # sacreBLEU's formats: its signature, bleu-compat named
+            code, out, _ = _run(capsys, REF, "-i", SYS, "-f", fmt)
+            assert code == 0 and sacre in out, fmt
 
 
 def test_api_is_lazy_and_documented():

@@ -23,9 +23,9 @@ Q = Path(__file__).resolve().parent.parent / "fixtures" / "real" / "quirks"
 
 
 def score(capsys: pytest.CaptureFixture[str], tmp_path: Path, *argv: str) -> tuple[int, dict[str, Any], list[dict[str, Any]], str]:
-    """Run ``score ... --format json --segments``; return (code, system row, segments, stderr)."""
+    """Run ``score ... --json --segments`` (bleu-compat's JSON document); return (code, system row, segments, stderr)."""
     segs = tmp_path / "segs.jsonl"
-    code = main(["score", *argv, "--format", "json", "--segments", str(segs)])
+    code = main(["score", *argv, "--json", "--segments", str(segs)])
     out, err = capsys.readouterr()
     row = json.loads(out)["systems"][0] if code == 0 else {}
     objs = [json.loads(x) for x in segs.read_text("utf-8").splitlines()] if code == 0 else []

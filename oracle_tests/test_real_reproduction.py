@@ -89,7 +89,7 @@ def scored(shared_dir: Path) -> dict[tuple[str, str], dict[str, Any]]:
             # SPEC.md section 8: the REF -i SYS form tokenizes with 13a unless told otherwise,
             # so the 13a rows are scored with no tokenizer flag at all
             flag = [] if tokenize == "13a" else ["--tokenize", tokenize]
-            code = main(["score", *refs, "-i", *systems, *flag, "--format", "json"])
+            code = main(["score", *refs, "-i", *systems, *flag, "-s", "none", "--json"])
         assert code == 0
         doc = json.loads(stdout.getvalue())
         assert doc["tokenize"] == tokenize and doc["references"] == list(refs)

@@ -30,12 +30,18 @@ PUBLISHED_LINE = (
 )
 
 
-def sig(tok: str, nrefs: int = 1) -> str:
+def sig(tok: str, nrefs: int = 1, smooth: str = "none") -> str:
     """SPEC.md section 8's signature line, written out from the spec's example."""
     import bleu_compat
 
-    return (f"signature: nrefs:{nrefs}|case:mixed|eff:no|tok:{tok}|smooth:none"
+    return (f"signature: nrefs:{nrefs}|case:mixed|eff:no|tok:{tok}|smooth:{smooth}"
             f"|bleu-compat:{bleu_compat.__version__}")
+
+
+def roles(hyp: str, ref: str) -> str:
+    """The line under the `HYP REF` form's summary that names each file's role."""
+    return (f"hypothesis: {hyp}; reference: {ref} (bleu-compat's HYP REF order; "
+            "sacreBLEU's is REF -i HYP)")
 
 
 def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
@@ -61,11 +67,14 @@ class TestConventions:
     def test_single_system_default_is_the_multi_bleu_line(self, capsys):
         """`score HYP REF` prints exactly the line multi-bleu.perl published."""
         code, out, _ = run(capsys, HYP_TOK, REF_TOK)
-        assert (code, out) == (0, PUBLISHED_LINE + "\n" + sig("none") + "\n")
+        assert (code, out) == (0, PUBLISHED_LINE + "\n" + roles(HYP_TOK, REF_TOK) + "\n"
+                               + sig("none") + "\n")
 
     def test_dash_i_single_system_also_prints_the_line(self, capsys):
-        """`score REF -i SYS -tok none` with one system prints the same line."""
-        code, out, _ = run(capsys, REF_TOK, "-i", HYP_TOK, "-tok", "none")
+        """`score REF -i SYS -tok none -s none -w 2 -f line` prints the same line (no roles:
+        -i names the system)."""
+        code, out, _ = run(capsys, REF_TOK, "-i", HYP_TOK, "-tok", "none", "-s", "none", "-w", "2",
+                           "-f", "line")
         assert (code, out) == (0, PUBLISHED_LINE + "\n" + sig("none") + "\n")
 
     def test_dash_i_form_tokenizes_with_13a_by_default(self, capsys):
@@ -74,17 +83,19 @@ class TestConventions:
         On the raw reference that is mteval-v13a's published 1998/1862 (mteval-13a.output),
         the same as `--tokenize 13a` in the other form.
         """
-        code, out, _ = run(capsys, REF_RAW, "-i", HYP_TOK)
+        card = ("-s", "none", "-w", "2", "-f", "line")
+        code, out, _ = run(capsys, REF_RAW, "-i", HYP_TOK, *card)
         assert code == 0
         line, signature = out.splitlines()
         assert line.startswith("BLEU = 23.18, ") and "hyp_len=1998, ref_len=1862" in line
         assert signature == sig("13a")
-        code, out, _ = run(capsys, REF_RAW, "-i", HYP_TOK, "--tokenize", "none")
+        code, out, _ = run(capsys, REF_RAW, "-i", HYP_TOK, "--tokenize", "none", *card)
         assert out.splitlines()[1] == sig("none") and "hyp_len=1989" in out
 
     def test_several_systems_print_a_table(self, capsys):
         """Several systems give one table row each, in the order given."""
-        code, out, _ = run(capsys, REF_TOK, "-i", HYP_TOK, REF_TOK, "-tok", "none")
+        code, out, _ = run(capsys, REF_TOK, "-i", HYP_TOK, REF_TOK, "-tok", "none", "-s", "none",
+                           "-w", "2", "-f", "table")
         lines = out.splitlines()
         assert code == 0
         assert lines[0].split() == [
@@ -111,16 +122,23 @@ class TestConventions:
         assert (doc["candidate_length"], doc["reference_length"]) == (1989, 1852)
         assert ulp_distance(doc["bleu"], mp_bleu(doc["matches"], doc["totals"], 1989, 1852)) <= 2
 
-    def test_hyp_without_ref_is_a_usage_error(self, capsys):
-        """`score HYP` alone exits 2 with a message, no traceback."""
-        code, out, err = run(capsys, HYP_TOK)
-        assert code == 2 and out == "" and "at least one REF" in err
+    def test_one_file_reads_the_system_from_standard_input(self):
+        """`score REF` alone is sacreBLEU's `sacrebleu REF < SYS`: an empty standard input is
+        an empty system (exit 2, named), never a traceback."""
+        import subprocess
+        import sys
+
+        done = subprocess.run([sys.executable, "-m", "bleu_compat", "score", REF_TOK],
+                              stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=120)
+        assert done.returncode == 2 and done.stdout == ""
+        assert done.stderr == "bleu-compat score: -: the file is empty (0 segments; an empty " \
+            "segment is an empty line)\n"
 
 
 class TestFormats:
     def test_json_has_full_doubles_matching_an_independent_calculation(self, capsys):
         """--format json: each system's score is 100 * bleu, bleu matches mpmath within 2 ULPs."""
-        code, out, _ = run(capsys, REF_TOK, "-i", HYP_TOK, "-tok", "none", "--format", "json")
+        code, out, _ = run(capsys, REF_TOK, "-i", HYP_TOK, "-tok", "none", "-s", "none", "--json")
         doc = json.loads(out)
         (row,) = doc["systems"]
         assert "signature: " + doc["signature"] == sig("none")
@@ -135,8 +153,9 @@ class TestFormats:
 
     def test_csv_has_full_doubles(self, capsys):
         """--format csv: a header and one row per system, numbers as full doubles."""
-        _, out_json, _ = run(capsys, REF_TOK, "-i", HYP_TOK, "-tok", "none", "--format", "json")
-        code, out, _ = run(capsys, REF_TOK, "-i", HYP_TOK, REF_TOK, "-tok", "none", "-f", "csv")
+        _, out_json, _ = run(capsys, REF_TOK, "-i", HYP_TOK, "-tok", "none", "-s", "none", "--json")
+        code, out, _ = run(capsys, REF_TOK, "-i", HYP_TOK, REF_TOK, "-tok", "none", "-s", "none",
+                           "-f", "csv")
         rows = list(csv.reader(io.StringIO(out)))
         assert code == 0
         # BLEU on the 0-100 scale, labelled as such (SPEC.md section 8), and the signature
@@ -149,7 +168,8 @@ class TestFormats:
 
     def test_markdown_table(self, capsys):
         """--format markdown: a pipe table with right-aligned number columns."""
-        code, out, _ = run(capsys, REF_TOK, "-i", HYP_TOK, "-tok", "none", "--format", "markdown")
+        code, out, _ = run(capsys, REF_TOK, "-i", HYP_TOK, "-tok", "none", "-s", "none", "-w", "2",
+                           "--format", "markdown")
         lines = out.splitlines()
         assert code == 0
         assert lines[0] == "| System | BLEU | P1 | P2 | P3 | P4 | BP | ratio | hyp_len | ref_len |"
@@ -158,7 +178,7 @@ class TestFormats:
 
     def test_max_order_changes_the_columns(self, capsys):
         """--max-order 2 gives two precision columns and matches mpmath's bigram BLEU."""
-        code, out, _ = run(capsys, REF_TOK, "-i", HYP_TOK, "--max-order", "2", "--format", "json")
+        code, out, _ = run(capsys, REF_TOK, "-i", HYP_TOK, "--max-order", "2", "-s", "none", "--json")
         row = json.loads(out)["systems"][0]
         assert code == 0 and row["max_order"] == 2 and len(row["matches"]) == 2
         assert ulp_distance(row["bleu"], mp_bleu(row["matches"], row["totals"], 1989, 1852)) <= 2
@@ -168,7 +188,8 @@ class TestFormats:
         """--max-order outside 1..8 (the cards' range) is a usage error, refused before any work
         (2**31 once grew to 23 GB)."""
         code, _, err = run(capsys, HYP_TOK, REF_TOK, "--max-order", value)
-        assert code == 2 and f"--max-order={value} must be between 1 and 8" in err
+        assert (code, err) == (2, f"bleu-compat score: argument --max-order: must be a whole "
+                               f"number from 1 to 8; got '{value}' (see bleu-compat score --help)\n")
 
     def test_compare_on_hypotheses_all_shorter_than_four(self, capsys, tmp_path):
         """One 3-token segment: the decomposition's intermediate NLTK states hold a zero total
@@ -203,13 +224,14 @@ class TestSegments:
     def test_segments_sum_to_the_corpus_statistics(self, capsys, tmp_path):
         """--segments writes one object per segment; their sums are the corpus statistics."""
         out_path = tmp_path / "segs.jsonl"
-        code, out, _ = run(capsys, REF_TOK, "-i", HYP_TOK, "-tok", "none", "--format", "json",
+        code, out, _ = run(capsys, REF_TOK, "-i", HYP_TOK, "-tok", "none", "-s", "none", "--json",
                            "--segments", str(out_path))
         row = json.loads(out)["systems"][0]
         objs = [json.loads(line) for line in out_path.read_text("utf-8").splitlines()]
         assert code == 0 and len(objs) == 100
         assert list(objs[0]) == ["system", "segment", "line", "matches", "totals", "hyp_len",
-                                 "ref_len", "bleu", "BLEU", "smoothing", "hyp_tokens", "ref_tokens"]
+                                 "ref_len", "card_bleu", "card_smoothing", "sacrebleu_sentence_BLEU",
+                                 "hyp_tokens", "ref_tokens"]
         assert [o["segment"] for o in objs] == list(range(100))
         assert [o["line"] for o in objs] == list(range(1, 101))
         assert [sum(o["matches"][k] for o in objs) for k in range(4)] == row["matches"]
@@ -292,7 +314,9 @@ class TestReadingRules:
         short = write(tmp_path / "short", b"a\nb\n")
         code, _, err = run(capsys, short, REF_TOK)
         assert code == 2
-        assert f"{short} has 2 lines" in err and f"{REF_TOK} has 100" in err
+        # one pass: the mismatch is found at the first surplus line (REF_TOK's line 3)
+        assert err == (f"bleu-compat score: line counts differ: {short} has 2 lines, {REF_TOK} "
+                       "has more (it goes on at line 3)\n")
 
     def test_references_with_different_line_counts_name_both(self, capsys, tmp_path):
         """Two references that disagree in length are named, whatever the system."""

@@ -31,7 +31,8 @@ COMMANDS = (
     ("catalog", "bleu_compat.cli.catalog", "render the divergence catalog to Markdown"),
     (
         "score", "bleu_compat.cli.score",
-        "corpus BLEU of one or more systems (optionally beside other BLEU implementations)",
+        "corpus BLEU of one or more systems (sacreBLEU's command line; optionally beside "
+        "other BLEU implementations)",
     ),
     ("serve", "bleu_compat.cli.serve", "serve the tools over HTTP (uvicorn)"),
     (
@@ -78,6 +79,7 @@ def build_parser(argv: Sequence[str] | None = None, *, full: bool = False) -> ar
     parser = argparse.ArgumentParser(
         prog="bleu-compat",
         description="Exactly specified BLEU, and why BLEU implementations disagree.",
+        allow_abbrev=False,
     )
     parser.add_argument("--version", action="version", version=f"bleu-compat {__version__}")
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
@@ -94,7 +96,7 @@ def build_parser(argv: Sequence[str] | None = None, *, full: bool = False) -> ar
             registered |= set(subparsers.choices) - before
             modules.discard(module)
         else:
-            subparsers.add_parser(name, help=help_text)
+            subparsers.add_parser(name, help=help_text, allow_abbrev=False)
             registered.add(name)
     return parser
 
@@ -106,7 +108,7 @@ def _single_thread_blas() -> None:
     integers), but OpenBLAS starts its thread pool when numpy is imported:
     measured on the project's 2-core machine, ``import numpy`` takes 0.125 s
     of CPU by default and 0.071 s with ``OPENBLAS_NUM_THREADS=1`` (paired
-    whole-process runs; README "What users run"). The variable must be set
+    whole-process runs; docs/performance.md "What users run"). The variable must be set
     before numpy is first imported, so this runs first in :func:`main`; a
     value already in the environment is kept, and numpy imported earlier
     (``main`` called from a program that uses it) is left as it is.
@@ -135,10 +137,8 @@ def _refuse_top_level_mistakes(parser: argparse.ArgumentParser, words: list[str]
     names = [name for name, _, _ in COMMANDS]
     chosen = _chosen_command(words)
     before = words[: words.index(chosen)] if chosen is not None else words
-    if any(w in _TOP_LEVEL_OPTIONS or (w.startswith("--") and len(w) > 2
-                                       and any(o.startswith(w) for o in _TOP_LEVEL_OPTIONS))
-           for w in before):
-        return  # --help / --version (or an abbreviation) first: argparse answers
+    if any(w in _TOP_LEVEL_OPTIONS for w in before):
+        return  # --help / --version first: argparse answers (no abbreviations: allow_abbrev=False)
     stray = [w for w in before if w.startswith("-") and w != "--"]
     if not stray and before and chosen in names:  # a word that is no command, then a command
         chosen = before[0]

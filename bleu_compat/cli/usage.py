@@ -39,14 +39,14 @@ _SHORT_USAGE = 100
 def asks_for(*flags: str, value: str | None = None) -> Callable[[Sequence[str]], bool]:
     """A test of a command line: does it give option ``flags`` (with ``value``, or as a switch)?
 
-    It is read the way argparse reads it (abbreviations such as ``--form json``,
-    ``-fjson``, ``--format=json``; the last occurrence wins), ignoring every
+    It is read the way the commands' parsers read it (``-fjson``,
+    ``--format=json``, no abbreviations; the last occurrence wins), ignoring every
     other argument and any error, so that a usage error can be answered in the
     format the user asked for even when the command line is otherwise wrong.
     """
 
     def check(args: Sequence[str]) -> bool:
-        probe = argparse.ArgumentParser(add_help=False, exit_on_error=False)
+        probe = argparse.ArgumentParser(add_help=False, exit_on_error=False, allow_abbrev=False)
         if value is None:
             probe.add_argument(*flags, dest="wanted", action="store_true")
         else:
@@ -76,18 +76,29 @@ def report_usage_errors(
             of its arguments (:func:`asks_for`) saying whether this command line
             asked for JSON; otherwise the error is one line on standard error.
 
-    Leftover arguments (an extra positional, an unknown option) become this
-    parser's error, ``unexpected argument 'b'``, instead of the top-level
+    Options may stand between positionals (argparse's intermixed parsing:
+    ``explain TOOL --format json FILE``) and are never abbreviated
+    (``allow_abbrev`` is switched off: ``-l`` is not ``-lc``). Leftover
+    arguments (an extra positional, an unknown option) become this parser's
+    error, ``unexpected argument 'b'``, instead of the top-level
     parser's. The message ends with the command's usage line, or a pointer to
     its ``--help`` when that line is long.
     """
     original_parse = parser.parse_known_args
     seen: list[str] = []
+    parser.allow_abbrev = False  # `-l` is not `-lc`, `--form` is not `--format` (issue 23)
+    intermixing = [False]
 
     def parse_known_args(args: Sequence[str] | None = None,
                          namespace: argparse.Namespace | None = None) -> Any:
+        if intermixing[0]:  # the passes of parse_known_intermixed_args call back here
+            return original_parse(args, namespace)
         seen[:] = list(sys.argv[1:] if args is None else args)
-        parsed, extras = original_parse(args, namespace)
+        intermixing[0] = True
+        try:  # options between positionals: `explain TOOL --format json FILE`
+            parsed, extras = parser.parse_known_intermixed_args(args, namespace)
+        finally:
+            intermixing[0] = False
         if extras:
             words = " ".join(repr(x) for x in extras)
             parser.error(f"unexpected argument{'s' if len(extras) > 1 else ''} {words}")

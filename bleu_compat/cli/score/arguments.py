@@ -11,10 +11,14 @@ import argparse
 import sys
 from typing import Any
 
+from bleu_compat.cli.score.sacrebleu_form import SACREBLEU_RELEASE
+from bleu_compat.cli.score.settings import MAX_ORDER
+from bleu_compat.cli.usage import whole_number
 from bleu_compat.corpus_io import READING_RULES
 from bleu_compat.tokenizers import TOKENIZERS
 
-__all__ = ["FORMATS", "PROG", "build", "fail", "config_syntax"]
+__all__ = ["FORMATS", "SACREBLEU_FORMATS", "MAX_WIDTH", "UNSUPPORTED", "PROG", "build", "fail",
+           "config_syntax"]
 
 PROG = "bleu-compat score"
 
@@ -26,7 +30,7 @@ def fail(message: str) -> int:
 
 
 #: --compare's help until it is shown (the configurations come from the registry, which
-#: a scoring run without --help need not load): :meth:`_ScoreParser.format_help` fills it in
+#: a scoring run without --help need not load): the parser's format_help fills it in
 _COMPARE_HELP = "run the real implementations as their users run them (see bleu-compat score --help)"
 
 
@@ -61,28 +65,67 @@ def _compare_help() -> str:
     )
 
 
-FORMATS = ("line", "table", "json", "markdown", "csv", "text")
+def _lazy_compare_help(parser: argparse.ArgumentParser) -> None:
+    """Fill in --compare's help only when the help is shown (it reads the registry)."""
+    original = parser.format_help
 
-
-class _ScoreParser(argparse.ArgumentParser):
-    """score's parser: an unknown option is reported with score's usage, not the top level's.
-
-    argparse hands the arguments a sub-parser does not know back to the
-    top-level parser, which then prints ``usage: bleu-compat [-h] ...``; here
-    they are an error of ``score`` itself.
-    """
-
-    def parse_known_args(self, args: Any = None, namespace: Any = None) -> Any:
-        parsed, extras = super().parse_known_args(args, namespace)
-        if extras:
-            self.error(f"unrecognized arguments: {' '.join(extras)}")
-        return parsed, extras
-
-    def format_help(self) -> str:
-        for action in self._actions:
+    def format_help() -> str:
+        for action in parser._actions:
             if action.help == _COMPARE_HELP:
                 action.help = _compare_help()
-        return super().format_help()
+        return original()
+
+    parser.format_help = format_help  # type: ignore[method-assign]
+
+
+#: -f/--format: sacreBLEU's (json, text, latex) and bleu-compat's own (line, table, markdown, csv)
+FORMATS = ("json", "text", "latex", "line", "table", "markdown", "csv")
+#: The formats whose bytes are sacreBLEU's in the `REF ... -i SYS ...` form.
+SACREBLEU_FORMATS = ("json", "text", "latex")
+#: The largest -w/--width: JavaScript toFixed's range (0-100), for every form alike.
+MAX_WIDTH = 100
+
+#: sacreBLEU options that score does not support: (flags, takes a value, why)
+UNSUPPORTED = (
+    (("-m", "--metrics"), "+", "score computes BLEU only (sacreBLEU's -m chrf/ter are not reproduced)"),
+    (("-sl", "--sentence-level"), 0, "sentence-level scores per line are not printed by score; "
+     "--segments FILE writes each segment's sacreBLEU sentence_bleu beside the card's"),
+    (("-nr", "--num-refs"), 1, "tab-separated references in one file are not read; give one "
+     "file per reference"),
+    (("-ci", "--confidence"), 0, "bootstrap confidence intervals are not computed"),
+    (("-cin", "--confidence-n"), 1, "bootstrap confidence intervals are not computed"),
+    (("-par", "--paired-ar"), 0, "paired significance tests are not computed"),
+    (("-pbs", "--paired-bs"), 0, "paired significance tests are not computed"),
+    (("-parn", "--paired-ar-n"), 1, "paired significance tests are not computed"),
+    (("-pbsn", "--paired-bs-n"), 1, "paired significance tests are not computed"),
+    (("-j", "--paired-jobs"), 1, "paired significance tests are not computed"),
+    (("-d", "--detail"), 0, "origlang subsets need sacreBLEU's test sets, which are not downloaded"),
+    (("-ol", "--origlang"), 1, "origlang subsets need sacreBLEU's test sets, which are not downloaded"),
+    (("--subset",), 1, "subsets need sacreBLEU's test sets, which are not downloaded"),
+    (("--echo",), "+", "test sets are not downloaded"),
+    (("--download",), 1, "test sets are not downloaded"),
+    (("--list",), 0, "test sets are not downloaded"),
+    (("--citation", "--cite"), 0, "test sets are not downloaded"),
+    (("-cc", "--chrf-char-order"), 1, "score computes BLEU only"),
+    (("-cw", "--chrf-word-order"), 1, "score computes BLEU only"),
+)
+
+
+class _InputAction(argparse.Action):
+    """``-i/--input SYS ...`` (sacreBLEU's): the files after one ``-i``; a second ``-i`` is refused.
+
+    sacreBLEU (argparse's ``store``) keeps only the last ``-i`` and drops the
+    systems of the earlier ones without a word; here that is a usage error,
+    so that no system is ever dropped: give every system after one ``-i``.
+    """
+
+    def __call__(self, parser: argparse.ArgumentParser, namespace: argparse.Namespace,
+                 values: Any, option_string: str | None = None) -> None:
+        if getattr(namespace, self.dest, None) is not None:
+            parser.error(f"{option_string} given twice: give every system after one -i "
+                         f"(-i A B), as sacreBLEU reads it (sacreBLEU would keep only the last "
+                         f"-i and drop the others)")
+        setattr(namespace, self.dest, list(values))
 
 
 class _WidthAction(argparse.Action):
@@ -96,79 +139,118 @@ class _WidthAction(argparse.Action):
 
 def build(subparsers: Any) -> argparse.ArgumentParser:
     """Add the ``score`` parser to ``subparsers`` (the top level's); return it."""
+    from bleu_compat.cli.usage import report_usage_errors
+
     p = subparsers.add_parser(
         "score",
-        help="corpus BLEU of one or more systems (optionally beside other BLEU implementations)",
+        help="corpus BLEU of one or more systems (sacreBLEU's command line; optionally beside "
+        "other BLEU implementations)",
         description=(
-            "Corpus BLEU (Papineni et al. 2002, the bleu-corpus-compute card's formula) of "
-            "one or more systems. Either `score HYP REF [REF ...]` (one system) or, "
-            "sacreBLEU's convention, `score REF [REF ...] -i SYS [SYS ...]` (several "
-            "systems; put -i after the references). Every reference file is one more "
-            "reference per segment (multi-reference BLEU). Reading rules: " + READING_RULES
+            "Two forms. `score REF [REF ...] -i SYS [SYS ...]` is sacreBLEU's command line "
+            "(release " + SACREBLEU_RELEASE + "): its defaults (tokenizer 13a, smoothing exp, "
+            "width 1, JSON), its option names, and the same bytes on standard output as the "
+            "`sacrebleu` command, the signature naming bleu-compat beside the sacreBLEU release "
+            "it reproduces; `score REF` (one file, no -i) reads the system from standard input, as "
+            "sacreBLEU does. `score HYP REF [REF ...]` (two files or more, no -i: the "
+            "hypothesis FIRST, unlike multi-bleu.perl's `REF < HYP`) is bleu-compat's form: "
+            "the card's defaults (tokens split on whitespace, no smoothing, 2 decimals) and "
+            "multi-bleu.perl's one-line summary, the roles of the files printed under it. "
+            "Every reference file is one more reference per segment. Reading rules: "
+            + READING_RULES
         ),
         epilog=(
             "Exit status: 0 success; 1 --compare found a difference that no catalog entry "
             "explains (printed as UNEXPECTED); 2 a usage or input error."
         ),
     )
-    p.__class__ = _ScoreParser  # add_parser builds a plain ArgumentParser
+    report_usage_errors(p)  # one line, exit 2; no abbreviations; options between positionals
+    _lazy_compare_help(p)
     p.add_argument(
         # "*", not "+": `score -t wmt17` without files gets the test-set message
         "files", metavar="FILE", nargs="*",
-        help="HYP REF [REF ...], or with -i only the REF files",
+        help="REF [REF ...] (with -i, or the system on standard input), or HYP REF [REF ...]",
     )
     p.add_argument(
-        "-i", "--input", metavar="SYS", nargs="+", dest="systems",
-        help="system output file(s); then every FILE is a reference",
+        "-i", "--input", metavar="SYS", nargs="*", dest="systems", action=_InputAction,
+        help="system output file(s), as sacreBLEU's -i: every FILE is then a reference; "
+        "- is standard input; given once (a second -i is refused, not dropped)",
     )
     p.add_argument(
         "-tok", "--tokenize", choices=TOKENIZERS, default=None,
         help=(
-            "13a (default in the `REF ... -i SYS ...` form, as sacreBLEU), intl, zh, char: "
-            "tokenize raw text first, exactly as sacreBLEU's tokenizers of that name do "
-            "(bleu-compat's own implementation; sacreBLEU is not needed). "
-            "none (default in the `HYP REF` form, multi-bleu.perl's pre-tokenized text): tokens "
-            "are whitespace-separated (Python str.split: Unicode whitespace, NBSP included; "
-            "U+200B and U+FEFF are not whitespace). A convenience of the command line, "
-            "outside the tools' contract: the cards take tokens."
+            "13a (default in sacreBLEU's form, or zh with -l xx-zh), intl, zh, char: "
+            "exactly sacreBLEU's tokenizers of that name (bleu-compat's own; sacreBLEU is not "
+            "needed). none (default in the `HYP REF` form, multi-bleu.perl's "
+            "pre-tokenized text): tokens are whitespace-separated (Python str.split: Unicode "
+            "whitespace, NBSP included; U+200B and U+FEFF are not whitespace). A convenience "
+            "of the command line, outside the tools' contract: the cards take tokens."
         ),
     )
     p.add_argument("-lc", "--lowercase", action="store_true",
                    help="lowercase hypotheses and references before tokenizing (sacreBLEU's -lc)")
     p.add_argument(
-        "-s", "--smooth-method", choices=("none", "floor", "add-k", "exp"), default="none",
-        help="smoothing of the card's score, in sacreBLEU's names: none (default: the "
-        "card's unsmoothed corpus BLEU), floor (= method1, epsilon --smooth-value, default "
-        "0.1), add-k (= method2, k = 1 only), exp (= method3); --compare's sacrebleu "
-        "configuration uses sacreBLEU's own default exp",
+        "-s", "--smooth-method", choices=("none", "floor", "add-k", "exp"), default=None,
+        help="smoothing, in sacreBLEU's names: exp (default in sacreBLEU's form; the card's "
+        "method3), none (default in the `HYP REF` form), floor (method1, -sv epsilon, "
+        "default 0.1), add-k (method2, -sv k, default 1; the card's formats take k = 1 only)",
     )
-    p.add_argument("--smooth-value", type=float, default=None, metavar="V",
-                   help="floor's epsilon (default 0.1); add-k's k (only 1 has a card equivalent)")
+    p.add_argument("-sv", "--smooth-value", type=float, default=None, metavar="V",
+                   help="floor's epsilon (default 0.1) or add-k's k (default 1), as sacreBLEU's -sv")
     p.add_argument("-t", "--test-set", metavar="NAME", default=None,
                    help="not supported: bleu-compat downloads nothing; the message says which files to pass")
+    p.add_argument("-l", "--language-pair", metavar="SRC-TRG", default=None, dest="langpair",
+                   help="as sacreBLEU with references given: a Chinese target (xx-zh) makes zh "
+                   "the default tokenizer (Japanese and Korean need MeCab tokenizers, not "
+                   "available here); a tokenizer other than the target's gets a warning")
     p.add_argument("-b", "--score-only", action="store_true",
-                   help="print only BLEU (0-100 scale) per system, one per line, as sacreBLEU "
-                   "(the signature goes to standard error)")
-    p.add_argument("--max-order", type=int, default=4, metavar="N", help="largest n-gram order (default 4)")
+                   help="print only BLEU (0-100 scale): sacreBLEU's form as sacreBLEU (one "
+                   "system; several keep their table), the `HYP REF` form one per line (the "
+                   "signature then goes to standard error)")
+    p.add_argument("--max-order", type=whole_number(1, MAX_ORDER), default=4, metavar="N",
+                   help=f"largest n-gram order, 1 to {MAX_ORDER} (default 4; not a sacreBLEU "
+                   "option: the signature then says order:N)")
     p.add_argument(
         "-f", "--format", choices=FORMATS, default=None,
         help=(
-            "line: multi-bleu.perl's one-line summary (default for one system); table: "
-            "aligned text (default for several); text: sacreBLEU's name, the line for one "
-            "system and the table for several; json: full doubles; markdown; csv: full doubles"
+            "sacreBLEU's: json (default in its form: one object, or a list for several "
+            "systems), text (BLEU|signature = ... line, or a table for several), latex "
+            "(several systems); bleu-compat's, with the card's numbers: line (multi-bleu.perl's "
+            "one-line summary, default of the `HYP REF` form), table (aligned, default with "
+            "--compare), markdown, csv (full doubles). The environment variable "
+            "SACREBLEU_FORMAT overrides json/text/latex in sacreBLEU's form, as in sacreBLEU"
         ),
     )
     p.add_argument(
         "--json", action="store_true",
-        help="with one system and no --format: the card's output object (0-1 scale; the "
-        "signature goes to standard error); otherwise the same as --format json",
+        help="bleu-compat's JSON: in the `HYP REF` form the card's output object (0-1 "
+        "scale; the signature goes to standard error); in sacreBLEU's form the full "
+        "document (every system's statistics, full doubles)",
     )
     p.add_argument(
-        "-w", "--width", "--decimals", dest="decimals", type=int, default=2, metavar="D",
+        "-w", "--width", "--decimals", dest="decimals", type=int, default=None, metavar="D",
         action=_WidthAction,
-        help="decimals of BLEU (0-100 scale) in line/table/markdown output (default 2; "
-        "rounded like JavaScript toFixed)",
+        help=f"decimals of BLEU (0-100 scale), 0 to {MAX_WIDTH}: default 1 in sacreBLEU's "
+        "form (rounded as Python's format, as sacreBLEU), 2 in the `HYP REF` form (rounded "
+        "like JavaScript toFixed)",
     )
+    p.add_argument("-sh", "--short", action="store_true",
+                   help="sacreBLEU's short signature keys (text and latex outputs)")
+    p.add_argument("-q", "--quiet", action="store_true",
+                   help="no warnings on standard error (errors are still reported)")
+    p.add_argument("-nc", "--no-color", action="store_true",
+                   help="no terminal colours in sacreBLEU's tables (NO_COLOR=1 does the same)")
+    p.add_argument("-e", "--encoding", default="utf-8",
+                   help="input encoding: utf-8 only (the reading rules)")
+    p.add_argument("--force", action="store_true",
+                   help="accepted for sacreBLEU's command lines; changes nothing here")
+    for flags, nargs, why in UNSUPPORTED:
+        kwargs: dict[str, Any] = {"dest": "unsupported_" + flags[-1].lstrip("-").replace("-", "_"),
+                                  "help": argparse.SUPPRESS, "default": None}
+        if nargs == 0:
+            kwargs["action"] = "store_true"
+        elif nargs == "+":
+            kwargs["nargs"] = "+"
+        p.add_argument(*flags, **kwargs)
     p.add_argument(
         "--compare", nargs="*", metavar="CONFIG", default=None,
         help=_COMPARE_HELP,
@@ -178,17 +260,20 @@ def build(subparsers: Any) -> argparse.ArgumentParser:
     p.add_argument(
         "--html", metavar="FILE",
         help="with --compare: also write the comparison as one self-contained HTML page "
-        "(charts drawn offline; needs matplotlib: pip install 'bleu-compat[html]')",
+        "(charts drawn offline; needs matplotlib: the html extra, pip install '.[html]' in "
+        "bleu-compat's directory)",
     )
     p.add_argument(
         "--segments", metavar="FILE.jsonl",
         help=(
             "write one JSON object per segment and system (JSON Lines): system, segment "
-            "(0-based), line (1-based), matches, totals, hyp_len, ref_len (closest), bleu "
-            "(0-1: the bleu-smoothing-compute card on the segment's statistics with this "
-            "run's -s smoothing, named in smoothing), BLEU (0-100, the same), hyp_tokens and "
-            "ref_tokens (as tokenized), and with --compare causes: per pair, the causes of "
-            "the decomposition the segment is behind"
+            "(0-based), line (1-based), matches, totals, hyp_len, ref_len (closest), "
+            "card_bleu (0-1: the bleu-smoothing-compute card on the segment's statistics with "
+            "this run's -s smoothing, named in card_smoothing), sacrebleu_sentence_BLEU "
+            "(0-100: sacrebleu.sentence_bleu with its defaults, exp and effective order, on "
+            "the same tokens), hyp_tokens and ref_tokens (as tokenized), and with --compare "
+            "causes: per pair, each cause whose lines the text lists for this line, with the "
+            "text's note"
         ),
     )
     # issue 16: sharded corpora on Dask (bleu_compat.cli.score.cluster)
@@ -196,6 +281,7 @@ def build(subparsers: Any) -> argparse.ArgumentParser:
         "--cluster", metavar="ADDRESS", default=None,
         help="HYP and REF are globs of aligned shards, one Dask task per shard, statistics "
         "summed: local[:N] (a LocalCluster of N worker processes) or a scheduler address "
-        "(tcp://HOST:8786); needs pip install 'bleu-compat[dask]'",
+        "(tcp://HOST:8786); needs Dask: the dask extra, pip install '.[dask]' in bleu-compat's "
+        "directory",
     )
     return p

@@ -19,7 +19,7 @@ from bleu_compat.bleu import bleu_from_stats
 from bleu_compat.cli.score.arguments import PROG, fail
 from bleu_compat.cli.score.json_output import result_json
 from bleu_compat.cli.score.settings import MAX_ORDER, signature
-from bleu_compat.cli.score.text_output import summary_line_at
+from bleu_compat.cli.score.text_output import roles_line, summary_line_at
 from bleu_compat.errors import BleuCompatError
 from bleu_compat.jsonio import dumps_js
 
@@ -39,7 +39,7 @@ def cmd_score_cluster(args: argparse.Namespace) -> int:
     if unsupported:
         return fail(f"--cluster scores one sharded system (HYP REF [REF ...]): "
                      f"{', '.join(unsupported)} not supported with it")
-    if getattr(args, "smooth_method", "none") != "none":
+    if getattr(args, "smooth_method", None) not in (None, "none"):
         return fail(f"--cluster scores the card's unsmoothed corpus BLEU, not -s {args.smooth_method}")
     if getattr(args, "format", None) not in (None, "line"):
         return fail(f"--cluster writes the line summary or --json, not --format {args.format}")
@@ -49,9 +49,10 @@ def cmd_score_cluster(args: argparse.Namespace) -> int:
     if not 1 <= args.max_order <= MAX_ORDER:
         return fail(f"--max-order={args.max_order} must be between 1 and {MAX_ORDER} (the cards' "
                     "largest n-gram order)")
-    if not 0 <= args.decimals <= 15:
+    decimals = 2 if args.decimals is None else args.decimals
+    if not 0 <= decimals <= 15:
         flag = getattr(args, "decimals_flag", "--width")
-        return fail(f"{flag} {args.decimals}: must be between 0 and 15")
+        return fail(f"{flag} {decimals}: must be between 0 and 15")
     # the HYP REF form: pre-tokenized text split on whitespace unless -tok says otherwise (SPEC.md §8)
     tokenize = args.tokenize or "none"
     try:
@@ -66,11 +67,15 @@ def cmd_score_cluster(args: argparse.Namespace) -> int:
     result = bleu_from_stats(stats)
     print(f"{PROG}: {len(shards)} shards, {segments} segments", file=sys.stderr)
     sig = "signature: " + signature(len(args.files) - 1, lowercase=False, tokenize=tokenize,
-                                    smooth=args.smooth_method, smooth_value=args.smooth_value)
+                                    smooth=args.smooth_method or "none", smooth_value=args.smooth_value,
+                                    max_order=args.max_order)
+    roles = roles_line(args.files[0], args.files[1:])
     if fmt == "json":  # the card's output object on stdout, the signature beside it (SPEC.md §8)
         print(dumps_js(result_json(result), indent=2))
         print(sig, file=sys.stderr)
+        print(roles, file=sys.stderr)
     else:
-        print(summary_line_at(result, args.decimals))
+        print(summary_line_at(result, decimals))
+        print(roles)
         print(sig)
     return 0

@@ -1,38 +1,79 @@
-"""The ``score`` command: check the request, read the inputs, score, compare, print."""
+"""The ``score`` command: check the request, read the inputs in one pass, score, compare, print.
+
+The two forms (docs/score.md):
+
+* sacreBLEU's, ``score REF [REF ...] -i SYS [SYS ...]`` (or the system on
+  standard input: ``score REF < SYS``): sacreBLEU's defaults and, in its
+  formats (json, text, latex, ``-b``), its bytes
+  (:mod:`bleu_compat.cli.score.sacrebleu_form`);
+* bleu-compat's, ``score HYP REF [REF ...]``: the card's defaults and
+  multi-bleu.perl's line, the roles of the files printed under it.
+
+bleu-compat's own formats (line, table, markdown, csv, ``--json``) print the
+card's numbers in either form, with the card's signature.
+"""
 
 from __future__ import annotations
 
 import argparse
+import contextlib
+import math
 import os
 import sys
-from typing import Any, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Iterator, Sequence
 
 from bleu_compat.bleu import BleuResult, bleu_from_stats
-from bleu_compat.cli.score.arguments import PROG, fail
+from bleu_compat.cli.score.arguments import (
+    MAX_WIDTH,
+    PROG,
+    SACREBLEU_FORMATS,
+    UNSUPPORTED,
+    fail,
+)
 from bleu_compat.cli.score.compare_render import compare_text, configurations_text
 from bleu_compat.cli.score.csv_output import csv_text
 from bleu_compat.cli.score.html_output import write_compare_html
 from bleu_compat.cli.score.inputs import (
     TUNE_MALLOC_BYTES,
     InputError,
+    Spool,
     keep_freed_memory,
-    lowered,
-    readable_twice,
+    lowercase_block,
+    open_input,
     size_of,
 )
 from bleu_compat.cli.score.json_output import compare_json, result_json, system_json
 from bleu_compat.cli.score.markdown_output import markdown_table
 from bleu_compat.cli.score.output_files import output_problem
 from bleu_compat.cli.score.progress import progress_on_stderr
-from bleu_compat.cli.score.segments import stats_and_segments
-from bleu_compat.cli.score.settings import MAX_ORDER, SMOOTH_CARD, signature
-from bleu_compat.cli.score.text_output import aligned, rounded_row, summary_line_at, table_header
-from bleu_compat.corpus_io import CorpusReadError, check_line_counts, read_lines, scan_file
+from bleu_compat.cli.score.sacrebleu_form import (
+    sacrebleu_bleu,
+    several_systems,
+    signature_fields,
+    single_system,
+)
+from bleu_compat.cli.score.segments import SegmentWriter, line_causes
+from bleu_compat.cli.score.settings import SMOOTH_CARD, signature
+from bleu_compat.cli.score.text_output import (
+    aligned,
+    roles_line,
+    rounded_row,
+    summary_line_at,
+    table_header,
+)
+from bleu_compat.corpus_io import CorpusReadError, LineChecker, aligned_blocks, read_lines
 from bleu_compat.errors import BleuCompatError
+from bleu_compat.jsonio import dumps_js
 from bleu_compat.rounding import to_fixed_str
+from bleu_compat.stats import SufficientStats
+from bleu_compat import stream as _stream
 from bleu_compat.tokenizers import get_tokenizer, tokenize_lines
 
 __all__ = ["cmd_score"]
+
+#: sacreBLEU's default tokenizer for a target language given with -l (others: 13a)
+_TARGET_TOKENIZER = {"zh": "zh", "ja": "ja-mecab", "ko": "ko-mecab"}
 
 
 def cmd_score(args: argparse.Namespace) -> int:
@@ -46,22 +87,64 @@ def cmd_score(args: argparse.Namespace) -> int:
             return fail(problem)
 
         return cmd_score_cluster(args)
-    # Files are read twice (checked, then streamed): a pipe or a process
-    # substitution (/dev/stdin, <(...)) is first copied to a file of our own,
-    # in a directory made only then.
-    spool: list[str] = []
     try:
-        return _score(args, spool)
-    finally:
-        if spool:
-            import shutil
+        plan = _plan(args)
+    except _Refusal as exc:
+        return fail(str(exc))
+    try:
+        # only --compare reads its inputs again: the spool copies what cannot be (bounded,
+        # removed on every exit); without --compare it stays empty
+        with Spool() as spool:
+            status = _run(args, plan, spool)
+        sys.stdout.flush()  # a write error on standard output is reported here, not at exit
+        return status
+    except (CorpusReadError, InputError, _Refusal) as exc:
+        return fail(str(exc))
+    except OSError as exc:
+        if exc.filename is None and exc.errno is not None:  # standard output (e.g. /dev/full)
+            _discard_stdout()
+            return fail(f"cannot write to standard output: {exc.strerror or exc}")
+        raise
 
-            shutil.rmtree(spool[0], ignore_errors=True)
+
+def _discard_stdout() -> None:
+    """Point standard output at /dev/null, so that the flush at exit cannot fail again."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
+    except (OSError, ValueError, AttributeError):
+        pass
 
 
-def _score(args: argparse.Namespace, spool: list[str]) -> int:
+class _Refusal(Exception):
+    """A usage error found after parsing (the message is the one line printed)."""
+
+
+@dataclass
+class _Plan:
+    """What the command line asks for, resolved (defaults of the form filled in)."""
+
+    sacre: bool  # sacreBLEU's form
+    system_paths: list[str]
+    ref_paths: list[str]
+    tokenize: str
+    smooth: str
+    smooth_value: float | None
+    width: int
+    fmt: str  # json/text/latex (sacreBLEU's), bc-json, card-json, line, table, markdown, csv
+    configs: list[str] | None
+    warnings: list[str] = field(default_factory=list)
+
+    @property
+    def sacrebleu_output(self) -> bool:
+        return self.sacre and self.fmt in SACREBLEU_FORMATS
+
+
+def _plan(args: argparse.Namespace) -> _Plan:
+    """Check the command line and resolve each form's defaults; raise _Refusal when it cannot run."""
     if args.test_set is not None:
-        return fail(
+        raise _Refusal(
             f"-t/--test-set {args.test_set}: bleu-compat downloads nothing (there is no "
             "network access for test sets here); pass the files instead: "
             "`bleu-compat score REF [REF ...] -i SYS [SYS ...]` (e.g. a test set's reference "
@@ -69,36 +152,67 @@ def _score(args: argparse.Namespace, spool: list[str]) -> int:
             "prints them on a machine that has it; the WMT17 en-de reference and "
             "uedin-nmt's output are bundled in fixtures/real/wmt17-en-de-uedin-nmt/)"
         )
-    if not 1 <= args.max_order <= MAX_ORDER:
-        return fail(f"--max-order={args.max_order} must be between 1 and {MAX_ORDER} "
-                     "(the cards' largest n-gram order)")
+    for flags, _, why in UNSUPPORTED:
+        if getattr(args, "unsupported_" + flags[-1].lstrip("-").replace("-", "_"), None) \
+                not in (None, False):
+            raise _Refusal(f"{'/'.join(flags)}: sacreBLEU's option is not supported here: {why}")
+    if args.encoding.lower().replace("_", "-") not in ("utf-8", "utf8"):
+        raise _Refusal(f"-e/--encoding {args.encoding}: inputs are read as UTF-8 only "
+                       "(convert them first, e.g. with iconv)")
     if not args.files:
         swallowed = [c for c in (args.compare or ()) if os.path.exists(c)]
         hint = (f"; --compare [CONFIG ...] took {swallowed[0]!r} as a configuration: put --compare "
                 "after the files") if swallowed else ""
-        return fail("the following arguments are required: FILE (HYP REF [REF ...], or "
-                     f"REF [REF ...] -i SYS [SYS ...]){hint}")
-    if not 0 <= args.decimals <= 15:
-        flag = getattr(args, "decimals_flag", "--width")
-        return fail(f"{flag} {args.decimals}: must be between 0 and 15 (-w, --width and "
-                     "--decimals are one option)")
-    if args.smooth_method == "add-k" and args.smooth_value not in (None, 1.0):
-        return fail(f"--smooth-value={args.smooth_value:g}: add-k has a card equivalent "
-                     "(method2) only with k = 1")
-    if args.smooth_method == "floor" and args.smooth_value is not None \
-            and not 0 <= args.smooth_value <= 1:
-        return fail(f"--smooth-value={args.smooth_value:g}: floor's epsilon must be in [0, 1]")
-    legacy = args.systems is None
-    if legacy:
-        if len(args.files) < 2:
-            return fail("give HYP and at least one REF, or REF ... -i SYS ...")
-        system_paths, ref_paths = args.files[:1], args.files[1:]
+        raise _Refusal("the following arguments are required: FILE (REF [REF ...] -i SYS "
+                       f"[SYS ...], REF < SYS, or HYP REF [REF ...]){hint}")
+    if args.systems is not None and not args.systems:
+        raise _Refusal("-i/--input needs at least one system file (-i SYS [SYS ...]; - is "
+                       "standard input)")
+    sacre = args.systems is not None or len(args.files) == 1
+    if sacre:
+        system_paths, ref_paths = list(args.systems or ["-"]), list(args.files)
+        if args.systems is None and sys.stdin is not None and sys.stdin.isatty():
+            raise _Refusal("one file and no -i: it is the reference and the system is read "
+                           "from standard input, which is a terminal; give -i SYS, pipe the "
+                           "system in (score REF < SYS), or give HYP REF")
+        seen: set[str] = set()
+        for path in system_paths:
+            if path in seen:
+                raise _Refusal(f"{path!r} is given twice as a system (as sacreBLEU, each system "
+                               "needs its own file name)")
+            seen.add(path)
     else:
-        system_paths, ref_paths = args.systems, args.files
+        system_paths, ref_paths = args.files[:1], args.files[1:]
     if [*system_paths, *ref_paths].count("-") > 1:
-        return fail("standard input (-) can be given only once")
+        raise _Refusal("standard input (-) can be given only once")
+    warnings: list[str] = []
     # SPEC.md section 8: sacreBLEU's form tokenizes raw text with 13a; multi-bleu's splits
-    tokenize = args.tokenize or ("none" if legacy else "13a")
+    tokenize = args.tokenize or ("13a" if sacre else "none")
+    if args.langpair is not None:
+        parts = args.langpair.split("-")
+        if len(parts) != 2 or not all(parts):
+            raise _Refusal(f"-l/--language-pair {args.langpair!r}: give SRC-TRG, e.g. en-de")
+        target = parts[1]
+        wanted = _TARGET_TOKENIZER.get(target)
+        if args.tokenize is None and wanted is not None and sacre:
+            if wanted not in ("zh",):
+                raise _Refusal(f"-l {args.langpair}: sacreBLEU's default tokenizer for this "
+                               f"target is {wanted}, which is not available here; give -tok")
+            tokenize = wanted
+        elif wanted is not None and tokenize != wanted:
+            warnings.append(f"-l {args.langpair}: consider the {wanted!r} tokenizer for this "
+                            "target language (sacreBLEU's advice)")
+    smooth = args.smooth_method or ("exp" if sacre else "none")
+    value = args.smooth_value
+    if value is not None and not math.isfinite(value):
+        raise _Refusal(f"-sv/--smooth-value {value}: must be a finite number")
+    if value is not None and smooth in ("floor", "add-k") and value < 0:
+        raise _Refusal(f"-sv/--smooth-value {value:g}: must not be negative")
+    width = args.decimals if args.decimals is not None else (1 if sacre else 2)
+    if not 0 <= width <= MAX_WIDTH:
+        flag = getattr(args, "decimals_flag", "--width")
+        raise _Refusal(f"{flag} {width}: must be between 0 and {MAX_WIDTH} (-w, --width and "
+                       "--decimals are one option)")
     configs: list[str] | None = None
     if args.compare is not None or args.config:
         from bleu_compat.decompose import DEFAULT_COMPARE, parse_config
@@ -112,178 +226,270 @@ def _score(args: argparse.Namespace, spool: list[str]) -> int:
                 # a file name taken as a configuration: --compare [CONFIG ...] swallowed it
                 hint = " (put --compare after the files)" if os.path.exists(spec) else ""
                 flag = "--config" if spec in (args.config or ()) else "--compare"
-                return fail(f"{flag}: {exc}{hint}")
+                raise _Refusal(f"{flag}: {exc}{hint}") from None
     compare = configs is not None
+    fmt = args.format
+    if sacre:
+        env = os.environ.get("SACREBLEU_FORMAT", "").lower()
+        if env in SACREBLEU_FORMATS and fmt in (None, *SACREBLEU_FORMATS) and not compare:
+            fmt = env  # as sacreBLEU: the variable overrides -f
+        if fmt is None:
+            fmt = "bc-json" if args.json else "table" if compare else "json"
+        elif fmt == "json" and (args.json or compare):
+            fmt = "bc-json"
+        elif fmt in ("text", "latex") and compare:
+            fmt = "table"
+    else:
+        if fmt is None:
+            fmt = "card-json" if args.json else "line"
+        elif fmt == "text":
+            fmt = "line" if len(system_paths) == 1 else "table"
+        elif fmt == "json":
+            fmt = "bc-json"
+        elif fmt == "latex":
+            raise _Refusal("-f latex is sacreBLEU's table: use its form, REF -i SYS SYS ...")
+    plan = _Plan(sacre, system_paths, ref_paths, tokenize, smooth, value, width, fmt, configs,
+                 warnings)
+    card_numbers = not plan.sacrebleu_output or compare or args.segments
+    if card_numbers and smooth == "add-k" and value not in (None, 1.0):
+        raise _Refusal(f"-sv/--smooth-value={value:g}: add-k has a card equivalent (method2) "
+                       "only with k = 1; sacreBLEU's formats (-f json/text/latex, REF -i SYS) "
+                       "compute any k")
+    if card_numbers and smooth == "floor" and value is not None and not 0 <= value <= 1:
+        raise _Refusal(f"-sv/--smooth-value={value:g}: the card's floor takes an epsilon in "
+                       "[0, 1]; sacreBLEU's formats (-f json/text/latex, REF -i SYS) take any")
     if getattr(args, "html", None) and not compare:
-        return fail("--html writes the --compare report: give --compare too")
+        raise _Refusal("--html writes the --compare report: give --compare too")
     # the outputs are checked before anything runs: a comparison is not run only to be lost
     outputs = [(flag, target) for flag, target in
                (("--segments", args.segments), ("--html", getattr(args, "html", None)))
                if target is not None]
     for flag, target in outputs:
         problem = output_problem(target, [*system_paths, *ref_paths],
-                                  [t for f, t in outputs if f != flag])
+                                 [t for f, t in outputs if f != flag])
         if problem:
-            return fail(f"{flag}: {problem}")
-    fmt = args.format or ("json" if args.json else "line" if len(system_paths) == 1 else "table")
-    if fmt == "text":
-        fmt = "line" if len(system_paths) == 1 else "table"
-    # what to read for each file as given (the name users see stays the one given)
-    try:
-        sources = {
-            (kind, k): readable_twice(path, spool, n)
-            for n, (kind, k, path) in enumerate(
-                [("ref", k, p) for k, p in enumerate(ref_paths)]
-                + [("sys", k, p) for k, p in enumerate(system_paths)]
-            )
-        }
-    except InputError as exc:
-        return fail(str(exc))
-    ref_sources = [sources["ref", k] for k in range(len(ref_paths))]
-    sys_sources = [sources["sys", k] for k in range(len(system_paths))]
-    try:
-        refs = [scan_file(src, name=path) for src, path in zip(ref_sources, ref_paths)]
-        systems = [scan_file(src, name=path) for src, path in zip(sys_sources, system_paths)]
-        check_line_counts(refs)
-        for s in systems:
-            check_line_counts([s, refs[0]])
-    except CorpusReadError as exc:
-        return fail(str(exc))
-    seen: set[str] = set()
-    for f in [*refs, *systems]:
-        for warning in f.warnings:
-            if warning not in seen:
-                seen.add(warning)
-                print(f"{PROG}: warning: {warning}", file=sys.stderr)
+            raise _Refusal(f"{flag}: {problem}")
     try:
         get_tokenizer(tokenize)
     except (BleuCompatError, ImportError) as exc:
-        return fail(str(exc))
-    raw_ref_sources, raw_sys_sources = list(ref_sources), list(sys_sources)
-    if args.lowercase:
-        try:
-            ref_sources = [lowered(src, spool, k) for k, src in enumerate(ref_sources)]
-            sys_sources = [lowered(src, spool, len(ref_sources) + k)
-                           for k, src in enumerate(sys_sources)]
-        except (CorpusReadError, OSError) as exc:
-            return fail(str(exc))
-    sig = signature(len(refs), lowercase=args.lowercase, tokenize=tokenize,
-                    smooth=args.smooth_method, smooth_value=args.smooth_value)
-    n_segments = refs[0].n_lines
-    if sum(size_of(src) for src in [*ref_sources, *sys_sources]) >= TUNE_MALLOC_BYTES:
-        keep_freed_memory()
-    results = []
-    # with --compare the segments are written after the comparison (they carry its causes)
-    segments_now = args.segments if not compare else None
+        raise _Refusal(str(exc)) from None
+    return plan
+
+
+def _warn(args: argparse.Namespace, message: str) -> None:
+    if not args.quiet:
+        print(f"{PROG}: warning: {message}", file=sys.stderr)
+
+
+def _read_and_count(args: argparse.Namespace, plan: _Plan, paths: list[str],
+                    segments: Any, copies: list[Any] | None = None,
+                    ) -> tuple[list[SufficientStats], int, list[str]]:
+    """One pass over the references and every system together: each system's statistics.
+
+    ``paths``: what to open for ``plan.ref_paths + plan.system_paths`` (the same, or
+    their spooled copies); names in messages are the paths as given. ``segments``:
+    a :class:`SegmentWriter` or None. ``copies``: per input, a
+    :class:`~bleu_compat.cli.score.inputs.SpoolCopy` that receives its blocks as read
+    (for --compare), or None. Returns (statistics per system, segments, warnings).
+
+    Raises:
+        CorpusReadError, InputError: an input cannot be read (named), or the line counts differ.
+    """
+    n_refs = len(plan.ref_paths)
+    names = [*plan.ref_paths, *plan.system_paths]
+    opened: list[Any] = []
     try:
+        streams = []
+        for name, path in zip(names, paths):
+            stream, closing = open_input(path)
+            stream.name = name
+            streams.append(stream)
+            opened.append(closing)
+        if sum(size_of(p) for p in paths) >= TUNE_MALLOC_BYTES:
+            keep_freed_memory()
+        tokenizer = get_tokenizer(plan.tokenize)
+        n = args.max_order
+        sums = [([0] * n, [0] * n, [0, 0]) for _ in plan.system_paths]
+        checkers = [LineChecker(name) for name in names]
+        block = {"lines": _stream._FIRST_BLOCK_LINES}
+        first = 0
         with progress_on_stderr() as progress:
-            for k, (s, source) in enumerate(zip(systems, sys_sources), 1):
-                progress(f"scoring {s.path}"
-                         + (f" (system {k} of {len(systems)})" if len(systems) > 1 else ""))
-                total = stats_and_segments(
-                    segments_now, k > 1, s.path, source, ref_sources, tokenize, args, None)
-                results.append(smoothed(bleu_from_stats(total), args))
-    except CorpusReadError as exc:
-        return fail(str(exc))
+            progress("scoring " + ", ".join(plan.system_paths))
+            for n_lines, chunks in aligned_blocks(streams, lambda: block["lines"], checkers):
+                for copy, chunk in zip(copies or (), chunks):
+                    if copy is not None:
+                        copy.write(chunk)
+                if args.lowercase:
+                    chunks = [lowercase_block(c) for c in chunks]
+                refs = chunks[:n_refs]
+                n_tokens = 0
+                for k, system in enumerate(plan.system_paths):
+                    hyp = chunks[n_refs + k]
+                    m, t, h, r, rows, tokens = _stream.count_block(
+                        [hyp, *refs], n_lines, tokenizer, tokenize=plan.tokenize, max_order=n,
+                        per_segment=segments is not None)
+                    n_tokens = n_tokens or tokens
+                    matches, totals, lengths = sums[k]
+                    for j in range(n):
+                        matches[j] += int(m[j])
+                        totals[j] += int(t[j])
+                    lengths[0] += int(h)
+                    lengths[1] += int(r)
+                    if segments is not None:
+                        segments.write(system, first, rows, hyp, refs)
+                first += n_lines
+                block["lines"] = _stream.next_block_lines(_stream.STREAM_BLOCK_TOKENS, n_lines, n_tokens)
+    finally:
+        for closing in opened:
+            if closing is not None:
+                closing.close()
+    warnings: list[str] = []
+    for checker in checkers:
+        for warning in checker.warnings():
+            if warning not in warnings:
+                warnings.append(warning)
+    stats = [SufficientStats(tuple(m), tuple(t), lengths[0], lengths[1]) for m, t, lengths in sums]
+    return stats, first, warnings
+
+
+@contextlib.contextmanager
+def _segments_file(path: str | None) -> Iterator[Any]:
+    """The ``--segments`` file open for writing (None: no file); removed again if the run fails.
+
+    Never a file that looks complete but is not: any exception (an input error found
+    half-way, a signal) removes what was written; a write error is reported naming the file.
+
+    Raises:
+        CorpusReadError: the file cannot be opened or written (its message names it).
+    """
+    if path is None:
+        yield None
+        return
+    try:
+        handle = open(path, "w", encoding="utf-8", newline="\n")
     except OSError as exc:
-        return fail(f"--segments {args.segments}: cannot write: {exc.strerror or exc}")
+        raise CorpusReadError(f"--segments {path}: cannot write: {exc.strerror or exc}") from None
+    import stat
+
+    # only a regular file is removed on failure (never /dev/null or a pipe given as the path)
+    regular = stat.S_ISREG(os.fstat(handle.fileno()).st_mode)
+    try:
+        yield handle
+        handle.close()
+    except BaseException as exc:
+        with contextlib.suppress(OSError):
+            handle.close()
+        if regular:
+            with contextlib.suppress(OSError):
+                os.remove(path)
+        if isinstance(exc, OSError):
+            raise CorpusReadError(f"--segments {path}: cannot write: {exc.strerror or exc}") from None
+        raise
+
+
+def _run(args: argparse.Namespace, plan: _Plan, spool: Spool) -> int:
+    compare = plan.configs is not None
+    given = [*plan.ref_paths, *plan.system_paths]
+    copies: list[Any] = [None] * len(given)
+    if compare:  # what cannot be read again is copied during the one pass (bounded)
+        copies = [None if spool.readable_as_is(p) else spool.copy(p, k)
+                  for k, p in enumerate(given)]
+    paths = [p if c is None else c.path for p, c in zip(given, copies)]
+    for message in plan.warnings:
+        _warn(args, message)
+    # with --compare the segments are written after the comparison (they carry its causes)
+    with _segments_file(None if compare else args.segments) as handle:
+        writer = None if handle is None else SegmentWriter(
+            handle, args.max_order, plan.tokenize, plan.smooth, plan.smooth_value)
+        try:
+            stats, n_segments, warnings = _read_and_count(args, plan, given, writer, copies)
+        finally:
+            for copy in copies:
+                if copy is not None:
+                    copy.close()
+    for warning in warnings:
+        _warn(args, warning)
+    names = list(plan.system_paths)
+    sacre_fields = signature_fields(len(plan.ref_paths), lowercase=args.lowercase,
+                                    tokenize=plan.tokenize, smooth_method=plan.smooth,
+                                    smooth_value=plan.smooth_value, max_order=args.max_order)
+    if plan.sacrebleu_output:
+        scores = [sacrebleu_bleu(s.matches, s.totals, s.hyp_len, s.ref_len,
+                                 smooth_method=plan.smooth, smooth_value=plan.smooth_value)
+                  for s in stats]
+        if len(scores) == 1:
+            print(single_system(scores[0], sacre_fields, width=plan.width, fmt=plan.fmt,
+                                score_only=args.score_only, short=args.short))
+        else:
+            color = (sys.stdout.isatty() and not args.no_color
+                     and not os.environ.get("NO_COLOR"))
+            print(several_systems(names, scores, sacre_fields, width=plan.width, fmt=plan.fmt,
+                                  short=args.short, color=color))
+        return 0
+    results = [_smoothed(bleu_from_stats(s), plan) for s in stats]
+    sig = signature(len(plan.ref_paths), lowercase=args.lowercase, tokenize=plan.tokenize,
+                    smooth=plan.smooth, smooth_value=plan.smooth_value, max_order=args.max_order)
+    roles = None if plan.sacre else roles_line(plan.system_paths[0], plan.ref_paths)
 
     comparisons: list[Any] = []
     decompositions: list[Any] = []
     versions: dict[str, str] = {}
     if compare:
-        from bleu_compat.decompose import compare as compare_configs
-        from bleu_compat.libraries import library_version
-        from bleu_compat.parity import compare_system
+        status = _compare(args, plan, paths, comparisons, decompositions, versions)
+        if status:
+            return status
 
-        parity = parity_libraries(configs or ())
-        try:
-            with progress_on_stderr() as progress:
-                versions = {lib: library_version(lib) for lib in parity}
-                for s, src in zip(systems, raw_sys_sources):
-                    decompositions.append(compare_configs(
-                        src, raw_ref_sources, configs or (),
-                        card_tokenize=tokenize, progress=progress,
-                        card_lowercase=args.lowercase,
-                    ))
-                progress(f"{_names_of(parity)} on the card's tokens")
-                # the libraries take every token at once: read the files whole
-                ref_tokens = [tokenize_lines(read_lines(src).lines, tokenize) for src in ref_sources]
-                references = [list(seg) for seg in zip(*ref_tokens)]
-                comparisons = [
-                    compare_system(
-                        s.path, tokenize_lines(read_lines(src).lines, tokenize), references,
-                        max_order=args.max_order, libraries=parity,
-                    )
-                    for s, src in zip(systems, sys_sources)
-                ]
-        except CorpusReadError as exc:
-            return fail(str(exc))
-        except ValueError as exc:
-            return fail(f"--compare: {exc}")
-        except (BleuCompatError, ImportError) as exc:
-            return fail(f"--compare: {exc}")
-        if args.segments:
-            try:
-                with progress_on_stderr() as progress:
-                    for k, (s, source, dec) in enumerate(zip(systems, sys_sources, decompositions), 1):
-                        progress(f"writing {args.segments}: {s.path}")
-                        stats_and_segments(args.segments, k > 1, s.path, source, ref_sources,
-                                            tokenize, args, dec.segment_causes())
-            except CorpusReadError as exc:
-                return fail(str(exc))
-            except OSError as exc:
-                return fail(f"--segments {args.segments}: cannot write: {exc.strerror or exc}")
-
-    names = [s.path for s in systems]
     # Every output carries the signature (SPEC.md section 8). Where standard output is a
-    # bare value scripts capture (-b, as sacreBLEU's) or the card's output object (the
-    # original `score --json`), the signature goes to standard error.
+    # bare value scripts capture (-b) or the card's output object (`score HYP REF --json`),
+    # the signature goes to standard error.
     if args.score_only:
         for r in results:
-            print(to_fixed_str(100 * r.bleu, args.decimals))
+            print(to_fixed_str(100 * r.bleu, plan.width))
         print(f"signature: {sig}", file=sys.stderr)
-    elif fmt == "json" and legacy and args.json and not args.format and not compare:
-        from bleu_compat.jsonio import dumps_js
-
+    elif plan.fmt == "card-json":
         print(dumps_js(result_json(results[0]), indent=2))  # the original `score --json`
         print(f"signature: {sig}", file=sys.stderr)
-    elif fmt == "json":
+        if roles:
+            print(roles, file=sys.stderr)
+    elif plan.fmt == "bc-json":
         doc: dict[str, Any] = {
             "signature": sig,
             "scale": "BLEU: 0-100 (sacreBLEU's and multi-bleu's); bleu: 0-1 (the card's)",
-            "tokenize": tokenize,
+            "tokenize": plan.tokenize,
             "lowercase": args.lowercase,
-            "smooth_method": args.smooth_method,
+            "smooth_method": plan.smooth,
             "max_order": args.max_order,
-            "references": [r.path for r in refs],
+            "references": list(plan.ref_paths),
             "segments": n_segments,
             "systems": [system_json(n, r) for n, r in zip(names, results)],
-            "warnings": sorted(seen),
+            "warnings": sorted(warnings),
         }
+        if plan.smooth in ("floor", "add-k"):
+            doc["smooth_value"] = plan.smooth_value if plan.smooth_value is not None else (
+                0.1 if plan.smooth == "floor" else 1)
         if compare:
             doc["versions"] = versions
             for row, c, d in zip(doc["systems"], comparisons, decompositions):
                 row["compare"] = compare_json(c, d)
-        from bleu_compat.jsonio import dumps_js
-
         print(dumps_js(doc, indent=2))
-    elif fmt == "csv":
+    elif plan.fmt == "csv":
         print(csv_text(names, results, comparisons, args.max_order, sig), end="")
     else:
-        if fmt == "line":
+        if plan.fmt == "line":
             for n, r in zip(names, results):
-                line = summary_line_at(r, args.decimals)
+                line = summary_line_at(r, plan.width)
                 print(line if len(names) == 1 else f"{n}: {line}")
         else:
             rows = [table_header(args.max_order)] + [
-                rounded_row(n, r, args.decimals) for n, r in zip(names, results)
+                rounded_row(n, r, plan.width) for n, r in zip(names, results)
             ]
-            print(markdown_table(rows) if fmt == "markdown" else aligned(rows))
+            print(markdown_table(rows) if plan.fmt == "markdown" else aligned(rows))
+        if roles:
+            print(roles)
         print(f"signature: {sig}")
         if compare:
-            print(configurations_text(names, decompositions, versions, fmt == "markdown"))
-            print(compare_text(comparisons, versions, fmt == "markdown"))
+            print(configurations_text(names, decompositions, versions, plan.fmt == "markdown"))
+            print(compare_text(comparisons, versions, plan.fmt == "markdown"))
     if getattr(args, "html", None):
         status = write_compare_html(args.html, names, comparisons, versions, decompositions)
         if status:
@@ -292,17 +498,80 @@ def _score(args: argparse.Namespace, spool: list[str]) -> int:
     return 1 if unexpected else 0
 
 
-def smoothed(result: BleuResult, args: argparse.Namespace) -> BleuResult:
+def _compare(args: argparse.Namespace, plan: _Plan, paths: list[str], comparisons: list[Any],
+             decompositions: list[Any], versions: dict[str, str]) -> int:
+    """Run --compare on the (re-readable) ``paths``; fill the lists; 0 or 2 (message printed)."""
+    from bleu_compat.decompose import compare as compare_configs
+    from bleu_compat.libraries import library_version
+    from bleu_compat.parity import compare_system
+
+    n_refs = len(plan.ref_paths)
+    ref_sources, sys_sources = paths[:n_refs], paths[n_refs:]
+
+    def lines(path: str) -> list[str]:
+        text = read_lines(path).lines
+        return [line.lower() for line in text] if args.lowercase else text
+
+    parity = parity_libraries(plan.configs or ())
+    try:
+        with progress_on_stderr() as progress:
+            versions.update({lib: library_version(lib) for lib in parity})
+            for src in sys_sources:
+                decompositions.append(compare_configs(
+                    src, ref_sources, plan.configs or (),
+                    card_tokenize=plan.tokenize, progress=progress,
+                    card_lowercase=args.lowercase,
+                ))
+            progress(f"{_names_of(parity)} on the card's tokens")
+            # the libraries take every token at once: read the files whole
+            ref_tokens = [tokenize_lines(lines(src), plan.tokenize) for src in ref_sources]
+            references = [list(seg) for seg in zip(*ref_tokens)]
+            comparisons.extend(
+                compare_system(name, tokenize_lines(lines(src), plan.tokenize), references,
+                               max_order=args.max_order, libraries=parity)
+                for name, src in zip(plan.system_paths, sys_sources)
+            )
+    except CorpusReadError as exc:
+        return fail(str(exc))
+    except ValueError as exc:
+        return fail(f"--compare: {exc}")
+    except (BleuCompatError, ImportError) as exc:
+        return fail(f"--compare: {exc}")
+    if args.segments:
+        with _segments_file(args.segments) as handle:
+            writer = SegmentWriter(handle, args.max_order, plan.tokenize, plan.smooth,
+                                   plan.smooth_value)
+            for k, (name, dec) in enumerate(zip(plan.system_paths, decompositions)):
+                # one system at a time, each with its own causes
+                one = _Plan(plan.sacre, [name], plan.ref_paths, plan.tokenize, plan.smooth,
+                            plan.smooth_value, plan.width, plan.fmt, None)
+                _read_and_count(args, one, [*ref_sources, sys_sources[k]],
+                                _WithCauses(writer, line_causes(dec)))
+    return 0
+
+
+class _WithCauses:
+    """A SegmentWriter that adds one system's --compare causes to each line."""
+
+    def __init__(self, writer: SegmentWriter, causes: Any) -> None:
+        self._writer, self._causes = writer, causes
+
+    def write(self, system: str, first: int, rows: list[list[int]], hyp: bytes,
+              refs: list[bytes]) -> None:
+        self._writer.write(system, first, rows, hyp, refs, self._causes)
+
+
+def _smoothed(result: BleuResult, plan: _Plan) -> BleuResult:
     """The card's score with ``-s``: bleu-smoothing-compute on the corpus statistics."""
-    if args.smooth_method == "none":
+    if plan.smooth == "none":
         return result
     import dataclasses
 
     from bleu_compat.bleu import smoothed_bleu
 
     s = result.stats
-    method = SMOOTH_CARD[args.smooth_method]
-    eps = args.smooth_value if method == "method1" else None
+    method = SMOOTH_CARD[plan.smooth]
+    eps = plan.smooth_value if method == "method1" else None
     sm = smoothed_bleu(s.matches, s.totals, s.hyp_len, s.ref_len, smoothing=method, epsilon=eps)
     return dataclasses.replace(result, bleu=sm.bleu)
 

@@ -1,19 +1,26 @@
-"""Reading ``score``'s inputs: standard input, pipes and compressed files made readable twice.
+"""Reading ``score``'s inputs: files, standard input, pipes and compressed files, as streams.
 
-The files are read twice (checked by ``scan_file``, then streamed): a pipe, a
-process substitution or standard input is copied, and a ``.gz``/``.xz``/``.bz2``
-file decompressed, into a private spool directory (``spool`` holds its path
-once made; the caller removes it).
+Every input is read once, as a stream, beside the others
+(:func:`bleu_compat.corpus_io.aligned_blocks`): nothing is copied, a
+compressed file is decompressed chunk by chunk as it is read, and line
+counts, UTF-8 and the line length are checked as the lines arrive. Only
+``--compare`` reads the inputs again (once per configuration); then an input
+that cannot be read twice (standard input, a pipe, a compressed file) is
+copied first into a private directory, at most :data:`SPOOL_MAX_BYTES`, which
+is removed on every exit (SIGTERM and SIGINT included).
 """
 
 from __future__ import annotations
 
+import os
 import sys
+from typing import Any
 
-from bleu_compat.corpus_io import read_lines
+from bleu_compat.corpus_io import CorpusReadError, LineStream
 
-__all__ = ["TUNE_MALLOC_BYTES", "InputError", "keep_freed_memory", "lowered", "readable_twice",
-           "size_of"]
+__all__ = ["TUNE_MALLOC_BYTES", "SPOOL_MAX_BYTES", "InputError", "Spool", "SpoolCopy",
+           "keep_freed_memory",
+           "lowercase_block", "open_input", "size_of"]
 
 
 #: From this many bytes of input, score tunes glibc's allocator (below).
@@ -44,84 +51,164 @@ def keep_freed_memory() -> None:
 
 
 def size_of(path: str) -> int:
-    import os
-
+    """The size in bytes of a regular file (0 for anything else: a pipe, standard input)."""
     try:
-        return os.stat(path).st_size
+        return os.stat(path).st_size if path != "-" else 0
     except OSError:
         return 0
 
 
 _COMPRESSED = {".gz": "gzip", ".xz": "lzma", ".bz2": "bz2"}
 
+#: The most ``--compare`` copies of inputs that cannot be read twice (all of them together).
+SPOOL_MAX_BYTES = 1 << 30
+
 
 class InputError(Exception):
     """A file given on the command line cannot be used (the message names it)."""
 
 
-def _spool_dir(spool: list[str]) -> str:
-    import tempfile
+class _Decompressing:
+    """A compressed file's ``read``, its errors turned into a message naming the file."""
 
-    if not spool:
-        spool.append(tempfile.mkdtemp(prefix="bleu-compat-"))
-    return spool[0]
+    def __init__(self, path: str, handle: Any, kind: str) -> None:
+        self._path, self._handle, self._kind = path, handle, kind
+
+    def read(self, size: int) -> bytes:
+        """Up to ``size`` decompressed bytes (``b""`` at the end)."""
+        import lzma
+
+        try:
+            return self._handle.read1(size)  # type: ignore[no-any-return]
+        except (OSError, EOFError, ValueError, lzma.LZMAError) as exc:
+            raise CorpusReadError(
+                f"{self._path}: cannot decompress ({self._kind}): the file is corrupt or "
+                f"truncated ({type(exc).__name__}: {exc})") from None
+
+    def close(self) -> None:
+        self._handle.close()
 
 
-def readable_twice(path: str, spool: list[str], index: int) -> str:
-    """A regular file to read (twice) for ``path`` as given.
+def open_input(path: str) -> tuple[LineStream, Any]:
+    """The lines of ``path`` as a stream, and the object to close after reading.
 
-    ``path`` itself if it is a regular uncompressed file (or cannot be opened:
-    scan_file reports it, naming the file); ``-`` is standard input; a pipe or
-    process substitution is copied; ``.gz``/``.xz``/``.bz2`` files are
-    decompressed into a private directory (sacreBLEU reads them transparently).
+    ``-`` is standard input (not closed); ``.gz``/``.xz``/``.bz2`` files are
+    decompressed as they are read (sacreBLEU reads ``.gz`` transparently);
+    anything else (a file, a pipe, ``/dev/stdin``, a process substitution) is
+    read as it is.
 
     Raises:
-        InputError: a compressed file is corrupt or truncated (named in the message).
+        InputError: the file cannot be opened (named in the message).
     """
     import importlib
-    import os
-    import shutil
-    import stat
 
+    if path == "-":
+        return LineStream("-", sys.stdin.buffer), None
     suffix = os.path.splitext(path)[1].lower()
     try:
-        if path == "-":
-            copy = os.path.join(_spool_dir(spool), f"{index}.txt")
-            with open(copy, "wb") as target:
-                shutil.copyfileobj(sys.stdin.buffer, target)
-            return copy
         if suffix in _COMPRESSED:
-            module = importlib.import_module(_COMPRESSED[suffix])
-            copy = os.path.join(_spool_dir(spool), f"{index}.txt")
-            try:
-                with module.open(path, "rb") as source, open(copy, "wb") as target:
-                    shutil.copyfileobj(source, target)
-            except FileNotFoundError:
-                return path
-            except (OSError, EOFError, ValueError) as exc:
-                if isinstance(exc, OSError) and exc.filename == copy:
-                    raise
-                raise InputError(
-                    f"{path}: cannot decompress ({suffix[1:]}): the file is corrupt or "
-                    f"truncated ({type(exc).__name__}: {exc})"
-                ) from None
-            return copy
-        if stat.S_ISREG(os.stat(path).st_mode):
-            return path
-        copy = os.path.join(_spool_dir(spool), f"{index}.txt")
-        with open(path, "rb") as source, open(copy, "wb") as target:
-            shutil.copyfileobj(source, target)
-    except OSError:
-        return path  # scan_file reports it, naming the file
-    return copy
+            handle = importlib.import_module(_COMPRESSED[suffix]).open(path, "rb")
+            reader: Any = _Decompressing(path, handle, suffix[1:])
+        else:
+            reader = open(path, "rb")
+    except OSError as exc:
+        raise InputError(f"{path}: cannot read: {exc.strerror or exc}") from None
+    return LineStream(path, reader), reader
 
 
-def lowered(source: str, spool: list[str], index: int) -> str:
-    """A lowercased copy (``str.lower`` of each line, as sacreBLEU's ``-lc``) of a checked file."""
-    import os
+def lowercase_block(chunk: bytes) -> bytes:
+    """A block of whole lines lowercased line by line (``str.lower``, as sacreBLEU's ``-lc``).
 
-    copy = os.path.join(_spool_dir(spool), f"{index}.lc.txt")
-    lines = read_lines(source).lines
-    with open(copy, "w", encoding="utf-8", newline="\n") as handle:
-        handle.write("".join(line.lower() + "\n" for line in lines))
-    return copy
+    ASCII text is lowered as bytes (the same result); other text is decoded,
+    each line lowered on its own (Greek final sigma is decided within the
+    line, as sacreBLEU decides it) and encoded again. The block must be UTF-8.
+    """
+    if chunk.isascii():
+        return chunk.lower()
+    return "\n".join(line.lower() for line in chunk.decode("utf-8").split("\n")).encode("utf-8")
+
+
+class Spool:
+    """Copies of the inputs that cannot be read twice, for ``--compare``; removed on every exit.
+
+    Use as a context manager: :meth:`copy` makes a copy that the one reading
+    pass writes as it goes (so line counts and line lengths are checked before
+    much is copied), to be read again and again after it. While the spool exists SIGTERM raises ``SystemExit(143)``
+    (so the ``finally`` that removes it runs; SIGINT already raises
+    ``KeyboardInterrupt``). The copies together hold at most ``limit`` bytes.
+    """
+
+    def __init__(self, limit: int = SPOOL_MAX_BYTES) -> None:
+        self._limit, self._used = limit, 0
+        self._dir: str | None = None
+        self._previous: Any = None
+
+    def __enter__(self) -> Spool:
+        import signal
+
+        def terminate(signum: int, frame: Any) -> None:
+            raise SystemExit(128 + signum)
+
+        try:
+            self._previous = signal.signal(signal.SIGTERM, terminate)
+        except ValueError:  # not the main thread: the caller handles signals
+            self._previous = None
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        import shutil
+        import signal
+
+        if self._dir is not None:
+            shutil.rmtree(self._dir, ignore_errors=True)
+            self._dir = None
+        if self._previous is not None:
+            signal.signal(signal.SIGTERM, self._previous)
+
+    @staticmethod
+    def readable_as_is(path: str) -> bool:
+        """Whether ``path`` can be read again as it is (a regular uncompressed file).
+
+        Raises:
+            InputError: it cannot be opened.
+        """
+        import stat
+
+        if path == "-" or os.path.splitext(path)[1].lower() in _COMPRESSED:
+            return False
+        try:
+            return stat.S_ISREG(os.stat(path).st_mode)
+        except OSError as exc:
+            raise InputError(f"{path}: cannot read: {exc.strerror or exc}") from None
+
+    def copy(self, name: str, index: int) -> "SpoolCopy":
+        """A new copy of input ``name``, to be written block by block as it is read."""
+        import tempfile
+
+        if self._dir is None:
+            self._dir = tempfile.mkdtemp(prefix="bleu-compat-")
+        return SpoolCopy(self, name, os.path.join(self._dir, f"{index}.txt"))
+
+    def _account(self, name: str, size: int) -> None:
+        self._used += size
+        if self._used > self._limit:
+            raise CorpusReadError(
+                f"{name}: --compare reads its inputs several times, so standard input, pipes "
+                f"and compressed files are copied first, at most {self._limit / 2**30:g} GiB "
+                "together; give larger inputs as regular uncompressed files")
+
+
+class SpoolCopy:
+    """One input's copy in a :class:`Spool`: :meth:`write` each block as it is read."""
+
+    def __init__(self, spool: Spool, name: str, path: str) -> None:
+        self._spool, self._name, self.path = spool, name, path
+        self._handle = open(path, "wb")
+
+    def write(self, block: bytes) -> None:
+        """Append one block (raises CorpusReadError past the spool's limit)."""
+        self._spool._account(self._name, len(block))
+        self._handle.write(block)
+
+    def close(self) -> None:
+        self._handle.close()

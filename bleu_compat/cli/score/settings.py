@@ -12,15 +12,24 @@ SMOOTH_CARD = {"none": "none", "floor": "method1", "add-k": "method2", "exp": "m
 MAX_ORDER = 8
 
 
-def signature(n_refs: int, *, lowercase: bool, tokenize: str, smooth: str,
-              smooth_value: float | None = None) -> str:
-    """sacreBLEU's signature style (SPEC.md §8), ``...|bleu-compat:VERSION`` last.
+#: sacreBLEU's default smoothing values, written into the signature when none is given
+_SMOOTH_DEFAULT_VALUES = {"floor": 0.1, "add-k": 1.0}
 
-    E.g. ``nrefs:4|case:mixed|eff:no|tok:13a|smooth:none|bleu-compat:0.1.0``.
+
+def signature(n_refs: int, *, lowercase: bool, tokenize: str, smooth: str,
+              smooth_value: float | None = None, max_order: int = 4) -> str:
+    """The card's signature in sacreBLEU's style (SPEC.md §8), ``...|bleu-compat:VERSION`` last.
+
+    E.g. ``nrefs:4|case:mixed|eff:no|tok:13a|smooth:none|bleu-compat:0.1.0``. Every
+    setting that changes the number is there: floor's and add-k's value as
+    sacreBLEU writes it (``floor[0.10]``, ``add-k[1.00]``, the default when none
+    is given) and ``order:N`` when the largest n-gram order is not 4.
     """
     from bleu_compat import __version__
 
-    if smooth_value is not None and smooth in ("floor", "add-k"):
-        smooth = f"{smooth}[{smooth_value:g}]"
+    if smooth in _SMOOTH_DEFAULT_VALUES:
+        value = _SMOOTH_DEFAULT_VALUES[smooth] if smooth_value is None else smooth_value
+        smooth = f"{smooth}[{value:.2f}]"
+    order = f"|order:{max_order}" if max_order != 4 else ""
     return (f"nrefs:{n_refs}|case:{'lc' if lowercase else 'mixed'}|eff:no|tok:{tokenize}"
-            f"|smooth:{smooth}|bleu-compat:{__version__}")
+            f"|smooth:{smooth}{order}|bleu-compat:{__version__}")

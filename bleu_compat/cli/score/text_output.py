@@ -7,7 +7,8 @@ from typing import Sequence
 from bleu_compat.bleu import BleuResult
 from bleu_compat.rounding import to_fixed_str
 
-__all__ = ["summary_line", "summary_line_at", "length_ratio", "table_header", "rounded_row", "aligned"]
+__all__ = ["summary_line", "summary_line_at", "length_ratio", "table_header", "rounded_row", "aligned",
+           "roles_line"]
 
 
 def summary_line(result: BleuResult) -> str:
@@ -62,3 +63,10 @@ def aligned(rows: list[list[str]], left: Sequence[int] = (0,)) -> str:
                  for k, (c, w) in enumerate(zip(row, widths))]
         lines.append("  ".join(cells).rstrip())
     return "\n".join(lines)
+
+
+def roles_line(hypothesis: str, references: Sequence[str]) -> str:
+    """The `HYP REF` form's line naming each file's role (its order is not multi-bleu.perl's)."""
+    plural = "s" if len(references) > 1 else ""
+    return (f"hypothesis: {hypothesis}; reference{plural}: {', '.join(references)} "
+            "(bleu-compat's HYP REF order; sacreBLEU's is REF -i HYP)")
