@@ -412,48 +412,87 @@ typedef struct {
 } Slot;
 
 typedef struct {
-    Slot *slots;
+    Slot *slots;                  /* mask + 1 of them */
     const unsigned char **tok_p;  /* per id: its bytes and length (for long tokens) */
     Py_ssize_t *tok_n;
-    Py_ssize_t cap, n_ids, mask;
+    Py_ssize_t ids_cap, n_ids, mask;
 } Vocab;
 
-static int vocab_reserve(Vocab *v, Py_ssize_t tokens)
-{
-    Py_ssize_t cap = 16;
-    while (cap < 2 * tokens + 2) {
-        if (cap > PY_SSIZE_T_MAX / 64)
-            return -1;
-        cap *= 2;
-    }
-    if (cap <= v->cap)
-        return 0;
-    PyMem_Free(v->slots);
-    PyMem_Free(v->tok_p);
-    PyMem_Free(v->tok_n);
-    v->slots = PyMem_Malloc((size_t)cap * sizeof(Slot));
-    v->tok_p = PyMem_Malloc((size_t)cap * sizeof(*v->tok_p));
-    v->tok_n = PyMem_Malloc((size_t)cap * sizeof(*v->tok_n));
-    v->cap = (v->slots && v->tok_p && v->tok_n) ? cap : 0;
-    return v->cap ? 0 : -1;
-}
+/* The table grows with the segment's distinct tokens, not its length: memory follows the
+ * vocabulary (a 60 MiB line of a 50,000-word vocabulary needs a table of 2^17 slots). */
+#define VOCAB_FIRST 4096
 
 static void vocab_free(Vocab *v)
 {
     PyMem_Free(v->slots);
     PyMem_Free(v->tok_p);
     PyMem_Free(v->tok_n);
+    v->slots = NULL;
+    v->tok_p = NULL;
+    v->tok_n = NULL;
 }
 
-/* Start a segment of ``tokens`` tokens (the table was reserved for at least that many). */
-static void vocab_start(Vocab *v, Py_ssize_t tokens)
+/* Start a segment of ``tokens`` tokens: an empty table of at most VOCAB_FIRST slots
+ * (fewer for a short segment: it is cleared for every segment). 0, or -1 (no memory). */
+static int vocab_start(Vocab *v, Py_ssize_t tokens)
 {
     Py_ssize_t size = 16;
-    while (size < 2 * tokens + 2)
+    while (size < 2 * tokens + 2 && size < VOCAB_FIRST)
         size *= 2;
+    if (!v->slots) {
+        v->slots = PyMem_Malloc(VOCAB_FIRST * sizeof(Slot));
+        if (!v->slots)
+            return -1;
+    } else if (v->mask + 1 > VOCAB_FIRST) {  /* the last segment grew it: back to the first size */
+        Slot *s = PyMem_Realloc(v->slots, VOCAB_FIRST * sizeof(Slot));
+        if (!s)
+            return -1;
+        v->slots = s;
+    }
     memset(v->slots, 0, (size_t)size * sizeof(Slot));
     v->mask = size - 1;
     v->n_ids = 0;
+    return 0;
+}
+
+static inline uint64_t slot_hash(uint64_t key, uint32_t len);
+
+/* Double the table when it is half full, and the per-id arrays when full. 0, or -1. */
+static int vocab_room(Vocab *v)
+{
+    if (v->n_ids == v->ids_cap) {
+        Py_ssize_t cap = v->ids_cap ? 2 * v->ids_cap : 1024;
+        const unsigned char **p = PyMem_Realloc(v->tok_p, (size_t)cap * sizeof(*p));
+        if (p)
+            v->tok_p = p;
+        Py_ssize_t *n = PyMem_Realloc(v->tok_n, (size_t)cap * sizeof(*n));
+        if (n)
+            v->tok_n = n;
+        if (!p || !n)
+            return -1;
+        v->ids_cap = cap;
+    }
+    if (2 * (v->n_ids + 1) <= v->mask + 1)
+        return 0;
+    Py_ssize_t size = 2 * (v->mask + 1);
+    if (size > ((Py_ssize_t)1 << 40))
+        return -1;
+    Slot *grown = PyMem_Calloc((size_t)size, sizeof(Slot));
+    if (!grown)
+        return -1;
+    for (Py_ssize_t k = 0; k <= v->mask; k++) {
+        Slot x = v->slots[k];
+        if (!x.id1)
+            continue;
+        Py_ssize_t j = (Py_ssize_t)(slot_hash(x.key, x.len) & (uint64_t)(size - 1));
+        while (grown[j].id1)
+            j = (j + 1) & (size - 1);
+        grown[j] = x;
+    }
+    PyMem_Free(v->slots);
+    v->slots = grown;
+    v->mask = size - 1;
+    return 0;
 }
 
 static inline uint64_t slot_hash(uint64_t key, uint32_t len)
@@ -461,11 +500,13 @@ static inline uint64_t slot_hash(uint64_t key, uint32_t len)
     return mix64(key ^ ((uint64_t)len << 56));
 }
 
-/* The id of the token p[0..n) in this segment (a new one if unseen). ``end`` is the end of
- * the buffer: a short token's word is read with one load when 8 bytes are there. */
-static inline uint32_t vocab_id(Vocab *v, const unsigned char *p, Py_ssize_t n,
-                                const unsigned char *end)
+/* The id of the token p[0..n) in this segment (a new one if unseen; -1: no memory). ``end``
+ * is the end of the buffer: a short token's word is read with one load when 8 bytes are there. */
+static inline int64_t vocab_id(Vocab *v, const unsigned char *p, Py_ssize_t n,
+                               const unsigned char *end)
 {
+    if (vocab_room(v) < 0)
+        return -1;
     uint64_t key;
     uint32_t len;
     if (n <= 8) {
@@ -623,11 +664,11 @@ static int split_block(const unsigned char *data, Py_ssize_t len, Py_ssize_t n_s
     return 0;
 }
 
-typedef struct {             /* an n-gram of the hypothesis, for one order */
+typedef struct {             /* an n-gram of the hypothesis, for one order (32 bytes) */
     uint64_t hash;
-    Py_ssize_t pos;          /* its first token in the hypothesis */
-    int64_t hyp, ref_max, cur;
-    Py_ssize_t last_ref;     /* the reference cur counts, -1 = none yet */
+    uint32_t pos;            /* its first token in the hypothesis (a segment holds < 2^32) */
+    uint32_t hyp, ref_max, cur;  /* counts, at most the segment's tokens */
+    int32_t last_ref;        /* the reference cur counts, -1 = none yet */
 } Gram;
 
 #define SEED 0x27d4eb2f165667c5ULL
@@ -648,12 +689,12 @@ static inline int same_ids(const uint32_t *a, const uint32_t *b, int n)
 }
 
 /* The slot of the hypothesis n-gram equal to key[0..n), or -1. */
-static inline Py_ssize_t find(const Gram *table, const Py_ssize_t *slots, Py_ssize_t mask,
+static inline Py_ssize_t find(const Gram *table, const int32_t *slots, Py_ssize_t mask,
                               const uint32_t *hyp, uint64_t hv, const uint32_t *key, int n)
 {
     Py_ssize_t s = (Py_ssize_t)(hv & (uint64_t)mask);
     for (;;) {
-        Py_ssize_t g = slots[s];
+        int32_t g = slots[s];
         if (g < 0)
             return -1;
         if (table[g].hash == hv && same_ids(hyp + table[g].pos, key, n))
@@ -664,9 +705,9 @@ static inline Py_ssize_t find(const Gram *table, const Py_ssize_t *slots, Py_ssi
 
 /* Growable per-segment arrays. */
 typedef struct {
-    Py_ssize_t *pos;
+    uint32_t *pos;
     uint64_t *hash;
-    Py_ssize_t *gram;        /* the hypothesis' positions: their n-gram's entry */
+    uint32_t *gram;          /* the hypothesis' positions: their n-gram's entry */
     Py_ssize_t cap;
 } Positions;
 
@@ -677,13 +718,13 @@ static int positions_reserve(Positions *x, Py_ssize_t n)
     Py_ssize_t cap = x->cap ? x->cap : 64;
     while (cap < n)
         cap *= 2;
-    Py_ssize_t *p = PyMem_Realloc(x->pos, (size_t)cap * sizeof(Py_ssize_t));
+    uint32_t *p = PyMem_Realloc(x->pos, (size_t)cap * sizeof(uint32_t));
     if (p)
         x->pos = p;
     uint64_t *h = PyMem_Realloc(x->hash, (size_t)cap * sizeof(uint64_t));
     if (h)
         x->hash = h;
-    Py_ssize_t *g = PyMem_Realloc(x->gram, (size_t)cap * sizeof(Py_ssize_t));
+    uint32_t *g = PyMem_Realloc(x->gram, (size_t)cap * sizeof(uint32_t));
     if (g)
         x->gram = g;
     if (!p || !h || !g)
@@ -705,7 +746,7 @@ static int positions_reserve(Positions *x, Py_ssize_t n)
  */
 static int segment_matches(const uint32_t *h, Py_ssize_t c, const uint32_t *const *refs,
                            const Py_ssize_t *ref_lens, Py_ssize_t n_refs, int max_order,
-                           Gram *table, Py_ssize_t *slots, Positions *hp, Positions *rp,
+                           Gram *table, int32_t *slots, Positions *hp, Positions *rp,
                            Py_ssize_t *ref_count, int64_t *sm)
 {
     Py_ssize_t total_ref = 0;
@@ -715,12 +756,12 @@ static int segment_matches(const uint32_t *h, Py_ssize_t c, const uint32_t *cons
         return -1;
     Py_ssize_t n_hyp = c, off = 0;
     for (Py_ssize_t i = 0; i < c; i++) {
-        hp->pos[i] = i;
+        hp->pos[i] = (uint32_t)i;
         hp->hash[i] = SEED;
     }
     for (Py_ssize_t k = 0; k < n_refs; k++) {     /* reference k's positions: rp[off..) */
         for (Py_ssize_t j = 0; j < ref_lens[k]; j++) {
-            rp->pos[off + j] = j;
+            rp->pos[off + j] = (uint32_t)j;
             rp->hash[off + j] = SEED;
         }
         ref_count[k] = ref_lens[k];
@@ -743,20 +784,20 @@ static int segment_matches(const uint32_t *h, Py_ssize_t c, const uint32_t *cons
             if (i + n > c)
                 continue;
             uint64_t hv = extend(hp->hash[a], h[i + n - 1]);
-            hp->pos[kept] = i;
+            hp->pos[kept] = (uint32_t)i;
             hp->hash[kept] = hv;
             Py_ssize_t s = (Py_ssize_t)(hv & (uint64_t)mask);
             for (;;) {
-                Py_ssize_t g = slots[s];
+                int32_t g = slots[s];
                 if (g < 0) {
-                    table[n_grams] = (Gram){hv, i, 1, 0, 0, -1};
-                    hp->gram[kept] = n_grams;
-                    slots[s] = n_grams++;
+                    table[n_grams] = (Gram){hv, (uint32_t)i, 1, 0, 0, -1};
+                    hp->gram[kept] = (uint32_t)n_grams;
+                    slots[s] = (int32_t)n_grams++;
                     break;
                 }
                 if (table[g].hash == hv && same_ids(h + table[g].pos, h + i, n)) {
                     table[g].hyp++;
-                    hp->gram[kept] = g;
+                    hp->gram[kept] = (uint32_t)g;
                     break;
                 }
                 s = (s + 1) & mask;
@@ -768,7 +809,7 @@ static int segment_matches(const uint32_t *h, Py_ssize_t c, const uint32_t *cons
         for (Py_ssize_t k = 0; k < n_refs; k++) {
             const uint32_t *r = refs[k];
             Py_ssize_t m = ref_lens[k], keep = 0;
-            Py_ssize_t *pos = rp->pos + off;
+            uint32_t *pos = rp->pos + off;
             uint64_t *hash = rp->hash + off;
             for (Py_ssize_t a = 0; a < ref_count[k]; a++) {
                 Py_ssize_t j = pos[a];
@@ -779,13 +820,13 @@ static int segment_matches(const uint32_t *h, Py_ssize_t c, const uint32_t *cons
                 if (g < 0)
                     continue;
                 Gram *x = &table[g];
-                if (x->last_ref != k) {
-                    x->last_ref = k;
+                if (x->last_ref != (int32_t)k) {
+                    x->last_ref = (int32_t)k;
                     x->cur = 0;
                 }
                 if (++x->cur > x->ref_max)
                     x->ref_max = x->cur;
-                pos[keep] = j;
+                pos[keep] = (uint32_t)j;
                 hash[keep++] = hv;
             }
             ref_count[k] = keep;
@@ -837,7 +878,7 @@ static PyObject *counts(PyObject *self, PyObject *args)
     Py_ssize_t *ref_count = PyMem_Calloc((size_t)n_refs, sizeof(Py_ssize_t));
     Vocab vocab = {0};
     Gram *table = NULL;
-    Py_ssize_t *slots = NULL;
+    int32_t *slots = NULL;
     Positions hp = {0}, rp = {0};
     int64_t *matches = PyMem_Calloc((size_t)max_order, sizeof(int64_t));
     int64_t *totals = PyMem_Calloc((size_t)max_order, sizeof(int64_t));
@@ -851,30 +892,27 @@ static PyObject *counts(PyObject *self, PyObject *args)
     for (; got < n_files; got++)
         if (PyObject_GetBuffer(PySequence_Fast_GET_ITEM(fast, got), &views[got], PyBUF_SIMPLE) < 0)
             goto fail;
-    Py_ssize_t longest = 1, most = 1;
+    Py_ssize_t longest = 1;
     for (Py_ssize_t f = 0; f < n_files; f++) {
         if (split_block(views[f].buf, views[f].len, n_seg, &split[f], f, normalized) < 0)
             goto fail;
     }
     for (Py_ssize_t i = 0; i < n_seg; i++) {
-        Py_ssize_t all = 0;
-        for (Py_ssize_t f = 0; f < n_files; f++)
-            all += split[f].line_start[i + 1] - split[f].line_start[i];
         Py_ssize_t len = split[0].line_start[i + 1] - split[0].line_start[i];
         if (len > longest)
             longest = len;
-        if (all > most)
-            most = all;
     }
-    if (vocab_reserve(&vocab, most) < 0) {
-        PyErr_NoMemory();
-        goto fail;
-    }
+    for (Py_ssize_t f = 0; f < n_files; f++)
+        for (Py_ssize_t i = 0; i < n_seg; i++)
+            if (split[f].line_start[i + 1] - split[f].line_start[i] > INT32_MAX / 4) {
+                PyErr_SetString(PyExc_ValueError, "counts: a line of more than 2^29 tokens");
+                goto fail;
+            }
     Py_ssize_t cap = 16;
     while (cap < 2 * longest + 2)
         cap *= 2;
     table = PyMem_Malloc((size_t)longest * sizeof(Gram));
-    slots = PyMem_Malloc((size_t)cap * sizeof(Py_ssize_t));
+    slots = PyMem_Malloc((size_t)cap * sizeof(int32_t));
     if (!table || !slots) {
         PyErr_NoMemory();
         goto fail;
@@ -887,11 +925,20 @@ static PyObject *counts(PyObject *self, PyObject *args)
         Py_ssize_t all = 0;
         for (Py_ssize_t f = 0; f < n_files; f++)
             all += split[f].line_start[seg + 1] - split[f].line_start[seg];
-        vocab_start(&vocab, all);
+        if (vocab_start(&vocab, all) < 0) {
+            PyErr_NoMemory();
+            goto fail;
+        }
         for (Py_ssize_t f = 0; f < n_files; f++) {
             const unsigned char *base = views[f].buf, *bend = base + views[f].len;
-            for (Py_ssize_t t = split[f].line_start[seg]; t < split[f].line_start[seg + 1]; t++)
-                split[f].ids[t] = vocab_id(&vocab, base + split[f].off[t], split[f].len[t], bend);
+            for (Py_ssize_t t = split[f].line_start[seg]; t < split[f].line_start[seg + 1]; t++) {
+                int64_t id = vocab_id(&vocab, base + split[f].off[t], split[f].len[t], bend);
+                if (id < 0) {
+                    PyErr_NoMemory();
+                    goto fail;
+                }
+                split[f].ids[t] = (uint32_t)id;
+            }
         }
         const uint32_t *h = split[0].ids + split[0].line_start[seg];
         Py_ssize_t c = split[0].line_start[seg + 1] - split[0].line_start[seg];

@@ -407,3 +407,20 @@ def test_a_lone_surrogate_never_reaches_a_tokenizer(tmp_path: Path, name: str) -
     assert proc.returncode == 2 and proc.stdout == ""
     assert proc.stderr.strip() == (f"bleu-compat score: {tmp_path / 'sys.txt'}: line 2 is not UTF-8 "
                                    "(invalid byte 0xed at column 3)")
+
+
+@needs_kernel
+def test_kernel_counts_a_long_segment_of_few_distinct_tokens() -> None:
+    """One segment of 200,000 tokens from 3 words (the per-segment numbering grows past its first
+    table, the n-gram tables are large): the counts are python_counts'."""
+    import random
+
+    rnd = random.Random(7)
+    hyp = [rnd.choice("abc") for _ in range(200_000)]
+    ref = [rnd.choice("abc") for _ in range(199_000)]
+    distinct = [f"w{k}" for k in range(10_000)]  # and one of 10,000 distinct tokens
+    rnd.shuffle(distinct)
+    blocks = [(" ".join(hyp) + "\n" + " ".join(distinct) + "\n").encode(),
+              (" ".join(ref) + "\n" + " ".join(sorted(distinct)) + "\n").encode()]
+    got = kernel().counts(blocks, 2, 4, True, True)
+    assert list(got[:4]) == list(python_counts([hyp, distinct], [[ref], [sorted(distinct)]], 4))
