@@ -13,36 +13,42 @@ distributed engine, :mod:`dask.distributed` (optional extra
 
 Nothing here imports Dask until a cluster is asked for.
 
-Checkpoints (``crosscheck --checkpoint DIR``) hold one pickled
-:class:`~bleu_compat.harness.run.Tally` per finished chunk, written as it
-arrives (atomically: a temporary file renamed), and ``manifest.json`` with
-the run's arguments and library versions; a rerun with the same arguments
-loads the finished chunks and runs only the rest, and a checkpoint of other
-arguments is refused (:class:`CheckpointMismatch`).
+Checkpoints (``crosscheck --checkpoint DIR``) hold one
+:class:`~bleu_compat.harness.run.Tally` per finished chunk as JSON (data, never
+code: nothing in the directory can run when it is loaded), written as it
+arrives (atomically: a temporary file renamed) with its SHA-256 recorded in
+``chunks.sha256``, and ``manifest.json`` with the run's arguments and library
+versions; a rerun with the same arguments loads the finished chunks (each
+checked against its hash and the tally's schema) and runs only the rest. A
+checkpoint of other arguments is refused (:class:`CheckpointMismatch`), and so
+is, by name, any file the directory should not hold (:class:`CheckpointError`).
 """
 
 from __future__ import annotations
 
 import contextlib
 import glob as _glob
+import hashlib
 import json
 import os
-import pickle
-import tempfile
+import re
+import signal
 from pathlib import Path
 from typing import Any, Callable, Iterator, Sequence
 
+from .atomic import write_atomic
 from .errors import ConfigError
 
 __all__ = [
     "ClusterSpec", "parse_cluster", "open_client", "map_ordered", "Checkpoint",
-    "CheckpointMismatch", "ClusterError", "expand_shards", "sharded_corpus_stats", "DEFAULT_LOCAL_WORKERS",
+    "CheckpointMismatch", "CheckpointError", "ClusterError", "expand_shards", "sharded_corpus_stats", "DEFAULT_LOCAL_WORKERS",
 ]
 
 #: Workers of ``--cluster local`` without ``:N``.
 DEFAULT_LOCAL_WORKERS = 2
-#: Format of a checkpoint directory (manifest.json "format").
-CHECKPOINT_FORMAT = 1
+#: Format of a checkpoint directory (manifest.json "format"): 2 is JSON chunks with their
+#: SHA-256 in chunks.sha256 (1 was pickled chunks, never loaded now).
+CHECKPOINT_FORMAT = 2
 
 
 class ClusterSpec:
@@ -100,10 +106,8 @@ def open_client(spec: ClusterSpec | str) -> Iterator[Any]:
         spec = parse_cluster(spec)
     distributed = _import_distributed()
     if spec.address is None:
-        import warnings
-
-        import signal
         import threading
+        import warnings
 
         # Ctrl-C reaches the whole process group: the worker processes ignore it
         # (SIG_IGN is inherited) and this process stops them, instead of each
@@ -123,8 +127,12 @@ def open_client(spec: ClusterSpec | str) -> Iterator[Any]:
         try:
             with distributed.Client(cluster) as client:
                 yield client
-        finally:
-            cluster.close()
+        except BaseException:  # Ctrl-C or a failure: stop the workers now, not after their tasks
+            _kill_local_workers(cluster)
+            with contextlib.suppress(Exception):
+                cluster.close(timeout=2)
+            raise
+        cluster.close()
         return
     try:
         client = distributed.Client(spec.address, timeout="5s")
@@ -134,6 +142,17 @@ def open_client(spec: ClusterSpec | str) -> Iterator[Any]:
         yield client
     finally:
         client.close()
+
+
+def _kill_local_workers(cluster: Any) -> None:
+    """SIGKILL the worker processes of a LocalCluster (their tasks are abandoned; a checkpoint
+    keeps what finished). A graceful close waits for the running tasks."""
+    for worker in list(getattr(cluster, "workers", {}).values()):
+        process = getattr(getattr(worker, "process", None), "process", None)
+        pid = getattr(process, "pid", None)
+        if pid:
+            with contextlib.suppress(OSError):
+                os.kill(pid, signal.SIGKILL)
 
 
 def map_ordered(
@@ -179,71 +198,195 @@ class ClusterError(ConfigError):
 # ------------------------------------------------------------------ checkpoints
 
 
-class CheckpointMismatch(ConfigError):
+class CheckpointError(ConfigError):
+    """A checkpoint directory that cannot be used as it is: a file it never writes, a chunk whose
+    content is not what its manifest records, or not a tally. The message names the file."""
+
+
+class CheckpointMismatch(CheckpointError):
     """A checkpoint directory holds a run of other arguments (or another format)."""
 
 
-class Checkpoint:
-    """Finished chunk results of one crosscheck, kept in a directory.
+#: The names a checkpoint directory holds (anything else is refused, named).
+MANIFEST = "manifest.json"
+HASHES = "chunks.sha256"
+_CHUNK_NAME = re.compile(r"chunk-([0-9]{7})\.json")
+_TEMP_PREFIX = ".tmp-"
+#: A chunk or manifest larger than this is refused unread (a chunk of 25 cases is kilobytes).
+MAX_CHECKPOINT_FILE = 256 * 2**20
+_MANIFEST_SCHEMA: dict[str, Any] = {
+    "type": "object", "required": ["format", "arguments", "jobs"], "additionalProperties": False,
+    "properties": {"format": {"type": "integer"}, "arguments": {"type": "object"},
+                   "jobs": {"type": "integer", "minimum": 0}},
+}
 
-    ``DIR/manifest.json`` holds ``{"format", "arguments", "jobs"}``;
-    ``DIR/chunk-<i>.pickle`` the pickled result of job ``i``. Opening a
-    directory that has a manifest of other arguments raises
+
+class Checkpoint:
+    """Finished chunk results of one crosscheck, kept in a directory as data, never code.
+
+    ``DIR/manifest.json`` holds ``{"format", "arguments", "jobs"}``; ``DIR/chunk-<i>.json``
+    job ``i``'s result as JSON (``encode``'s data); ``DIR/chunks.sha256`` the SHA-256 of
+    each chunk file, one line per chunk as ``sha256sum`` writes it (so ``sha256sum -c
+    chunks.sha256`` checks a directory by hand). Loading reads JSON only (nothing in the
+    directory can run code), checks each chunk's bytes against its recorded hash and its
+    data with ``decode`` (a schema check), and refuses, naming the file
+    (:class:`CheckpointError`), anything else: a file this class never writes (a
+    ``chunk-*.pickle`` of format 1 included), a chunk without a recorded hash or with
+    other bytes, a chunk of a job that does not exist, data that is not a result.
+    Opening a directory whose manifest records other arguments raises
     :class:`CheckpointMismatch`, naming the arguments that differ.
+
+    Every file is written to a temporary file in the directory and renamed into
+    place; a chunk's hash line is appended before its file is renamed, so a run
+    killed in between leaves a recorded hash without a file (the chunk runs again).
     """
 
-    def __init__(self, directory: str | Path, arguments: dict[str, Any], jobs: int) -> None:
+    def __init__(self, directory: str | Path, arguments: dict[str, Any], jobs: int, *,
+                 encode: Callable[[Any], Any] = lambda x: x,
+                 decode: Callable[[Any], Any] = lambda x: x) -> None:
         self.directory = Path(directory)
+        self.jobs = jobs
+        self._encode = encode
+        self._decode = decode
         manifest = {"format": CHECKPOINT_FORMAT, "arguments": arguments, "jobs": jobs}
         # through JSON both ways, so tuples and lists compare equal
         manifest = json.loads(json.dumps(manifest, sort_keys=True))
-        path = self.directory / "manifest.json"
+        path = self.directory / MANIFEST
+        where = f"--checkpoint {directory}"
         try:
             self.directory.mkdir(parents=True, exist_ok=True)
-            if path.exists():
-                try:
-                    found = json.loads(path.read_text(encoding="utf-8"))
-                except ValueError:
-                    raise CheckpointMismatch(f"--checkpoint {directory}: manifest.json is not JSON") from None
+            names = self._inspect()
+            if MANIFEST in names:
+                found = self._read_json(MANIFEST)
+                if not isinstance(found, dict) or set(found) != {"format", "arguments", "jobs"}:
+                    raise CheckpointError(f"{where}: {MANIFEST} is not a checkpoint manifest "
+                                          "(format, arguments, jobs); give another directory")
                 if found != manifest:
+                    old = (" (format 1: pickled chunks, written by an older bleu-compat; they are "
+                           "never loaded)" if found.get("format") == 1 else "")
                     raise CheckpointMismatch(
-                        f"--checkpoint {directory} holds a run of other arguments "
-                        f"({_differences(found, manifest)}); give another directory, or the same "
-                        "arguments to resume it")
+                        f"{where} holds a run of other arguments "
+                        f"({_differences(found, manifest)}){old}; give another directory, or the "
+                        "same arguments to resume it")
+            elif names:
+                raise CheckpointError(
+                    f"{where}: {sorted(names)[0]} is there but {MANIFEST} is not: not a checkpoint "
+                    "this command wrote; give an empty or new directory")
             else:
                 self._write(path, (json.dumps(manifest, indent=2, sort_keys=True) + "\n").encode())
         except OSError as exc:
-            raise ConfigError(f"--checkpoint {directory}: {exc.strerror or exc}") from None
+            raise ConfigError(f"{where}: {exc.strerror or exc}") from None
 
-    def _chunk(self, i: int) -> Path:
-        return self.directory / f"chunk-{i:07d}.pickle"
+    def _inspect(self) -> set[str]:
+        """The names in the directory, after removing this class's own leftover temporary files.
+
+        Raises:
+            CheckpointError: a name this class never writes.
+        """
+        names = set()
+        for entry in sorted(os.scandir(self.directory), key=lambda e: e.name):
+            name = entry.name
+            if name.startswith(_TEMP_PREFIX) and entry.is_file(follow_symlinks=False):
+                with contextlib.suppress(OSError):  # a write killed before its rename
+                    os.unlink(entry.path)
+                continue
+            if not entry.is_file(follow_symlinks=False) or (
+                    name not in (MANIFEST, HASHES) and not _CHUNK_NAME.fullmatch(name)):
+                kind = ("a directory" if entry.is_dir(follow_symlinks=False)
+                        else "a symbolic link" if entry.is_symlink() else "a file")
+                why = (" (a pickled chunk of format 1: pickles are never loaded, they can run code)"
+                       if name.endswith(".pickle") else "")
+                raise CheckpointError(
+                    f"--checkpoint {self.directory}: {name} is {kind} a checkpoint never holds{why}; "
+                    f"a checkpoint holds only {MANIFEST}, {HASHES} and chunk-NNNNNNN.json: move it "
+                    "away or give another directory")
+            names.add(name)
+        return names
+
+    def _read_json(self, name: str) -> Any:
+        data = self._read(name)
+        try:
+            return json.loads(data.decode("utf-8"))
+        except (UnicodeDecodeError, ValueError, RecursionError) as exc:
+            raise CheckpointError(f"--checkpoint {self.directory}: {name} is not JSON ({exc}); "
+                                  "move it away or give another directory") from None
+
+    def _read(self, name: str) -> bytes:
+        with open(self.directory / name, "rb") as handle:
+            data = handle.read(MAX_CHECKPOINT_FILE + 1)
+        if len(data) > MAX_CHECKPOINT_FILE:
+            raise CheckpointError(f"--checkpoint {self.directory}: {name} is larger than "
+                                  f"{MAX_CHECKPOINT_FILE} bytes, more than any chunk; not read")
+        return data
+
+    def _hashes(self) -> dict[str, str]:
+        """chunk file name -> recorded SHA-256 (the last line for a name wins)."""
+        path = self.directory / HASHES
+        try:
+            text = self._read(HASHES).decode("utf-8", "replace")
+        except FileNotFoundError:
+            return {}
+        recorded: dict[str, str] = {}
+        lines = text.split("\n")
+        for number, line in enumerate(lines, 1):
+            if not line:
+                continue
+            match = re.fullmatch(r"([0-9a-f]{64})  (chunk-[0-9]{7}\.json)", line)
+            if match is None:
+                if number == len(lines):  # the last line, unterminated: a write cut short
+                    break
+                raise CheckpointError(f"--checkpoint {self.directory}: {path.name} line {number} is "
+                                      "not '<sha256>  chunk-NNNNNNN.json'; give another directory")
+            recorded[match.group(2)] = match.group(1)
+        return recorded
 
     def load(self) -> dict[int, Any]:
-        """The finished results: job index -> result (an unreadable file counts as unfinished)."""
+        """The finished results: job index -> ``decode``'s result.
+
+        Raises:
+            CheckpointError: a chunk without a recorded hash, with other bytes than recorded,
+                of a job index out of range, not JSON, or that ``decode`` refuses (ValueError).
+        """
+        hashes = self._hashes()
         done: dict[int, Any] = {}
-        for path in self.directory.glob("chunk-*.pickle"):
-            try:
-                i = int(path.stem[len("chunk-"):])
-                with open(path, "rb") as handle:
-                    done[i] = pickle.load(handle)
-            except (ValueError, OSError, pickle.UnpicklingError, EOFError):
+        where = f"--checkpoint {self.directory}"
+        for name in sorted(self._inspect()):
+            match = _CHUNK_NAME.fullmatch(name)
+            if match is None:
                 continue
+            i = int(match.group(1))
+            if i >= self.jobs:
+                raise CheckpointError(f"{where}: {name} is a chunk of job {i}, but this run has "
+                                      f"{self.jobs} jobs; give another directory")
+            if name not in hashes:
+                raise CheckpointError(f"{where}: {name} has no SHA-256 in {HASHES}: not written by "
+                                      "this checkpoint; move it away or give another directory")
+            data = self._read(name)
+            if hashlib.sha256(data).hexdigest() != hashes[name]:
+                raise CheckpointError(f"{where}: {name} does not have the SHA-256 recorded in "
+                                      f"{HASHES} (changed or damaged since it was written); move "
+                                      "it away to run that chunk again, or give another directory")
+            try:
+                done[i] = self._decode(json.loads(data.decode("utf-8")))
+            except (UnicodeDecodeError, ValueError, RecursionError) as exc:
+                raise CheckpointError(f"{where}: {name} is not a chunk result ({exc}); move it "
+                                      "away or give another directory") from None
         return done
 
     def save(self, i: int, result: Any) -> None:
-        """Write job ``i``'s result (atomically: a reader sees all of it or none)."""
-        self._write(self._chunk(i), pickle.dumps(result, protocol=pickle.HIGHEST_PROTOCOL))
+        """Write job ``i``'s result as JSON, its hash first (a reader sees all of it or none)."""
+        name = f"chunk-{i:07d}.json"
+        data = (json.dumps(self._encode(result), separators=(",", ":")) + "\n").encode()  # key order is data
+        line = f"{hashlib.sha256(data).hexdigest()}  {name}\n".encode()
+        fd = os.open(self.directory / HASHES, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+        try:
+            os.write(fd, line)  # one short write to an O_APPEND file: whole lines
+        finally:
+            os.close(fd)
+        self._write(self.directory / name, data)
 
     def _write(self, path: Path, data: bytes) -> None:
-        fd, tmp = tempfile.mkstemp(dir=self.directory, prefix=".tmp-")
-        try:
-            with os.fdopen(fd, "wb") as handle:
-                handle.write(data)
-            os.replace(tmp, path)
-        except BaseException:
-            with contextlib.suppress(OSError):
-                os.unlink(tmp)
-            raise
+        write_atomic(path, data)
 
 
 def _differences(found: Any, wanted: Any) -> str:

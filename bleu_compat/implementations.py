@@ -77,7 +77,7 @@ from typing import Any, Callable, Mapping
 __all__ = [
     "SIGNATURES", "SCALES", "ENTRY_POINT_GROUP", "PREFIX", "Implementation", "ImplementationError",
     "NotRepresentableForImpl", "declare", "load", "register", "resolve", "impl_id", "is_impl",
-    "non_finite", "NonFinite", "NON_FINITE_KEY",
+    "non_finite", "NonFinite", "NON_FINITE_KEY", "to_card_units", "revive_markers",
 ]
 
 SIGNATURES = ("tokens->score", "tokens->stats", "stats->score")
@@ -128,6 +128,18 @@ def non_finite(x: float) -> NonFinite:
     if math.isinf(x):
         return NonFinite({NON_FINITE_KEY: "Infinity" if x > 0 else "-Infinity"})
     raise ValueError(f"{x!r} is finite")
+
+
+def revive_markers(value: Any) -> Any:
+    """JSON data (a checkpoint's, a child process' answer) with each ``{"non_finite": NAME}``
+    object made the :class:`NonFinite` marker it was (its ``repr`` the bare name)."""
+    if isinstance(value, dict):
+        if len(value) == 1 and value.get(NON_FINITE_KEY) in ("NaN", "Infinity", "-Infinity"):
+            return NonFinite(value)
+        return {k: revive_markers(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [revive_markers(v) for v in value]
+    return value
 
 
 def _mark_non_finite(value: Any) -> Any:
@@ -253,21 +265,26 @@ class Implementation:
         return out
 
     def to_card_units(self, output: dict[str, Any], expected_bleu: Any = None) -> dict[str, Any]:
-        """``output`` with ``bleu`` on the card's 0–1 scale.
+        """``output`` with ``bleu`` on the card's 0–1 scale (:func:`to_card_units`)."""
+        return to_card_units(self.scale, output, expected_bleu)
 
-        A 0–100 score equal to ``100 * expected_bleu`` (the card's double times 100:
-        the card's value on that scale) *is* the card's value and becomes
-        ``expected_bleu``; any other is divided by 100, as the sacreBLEU adapter
-        does with sacreBLEU's score. Exact comparisons, no tolerance.
-        """
-        if self.scale != "0-100" or not isinstance(output.get("bleu"), float):
-            return output
-        out = dict(output)
-        if isinstance(expected_bleu, (int, float)) and out["bleu"] == 100 * expected_bleu:
-            out["bleu"] = expected_bleu
-        else:
-            out["bleu"] = out["bleu"] / 100
-        return out
+
+def to_card_units(scale: str, output: dict[str, Any], expected_bleu: Any = None) -> dict[str, Any]:
+    """``output`` of an implementation on ``scale`` with ``bleu`` on the card's 0–1 scale.
+
+    A 0–100 score equal to ``100 * expected_bleu`` (the card's double times 100:
+    the card's value on that scale) *is* the card's value and becomes
+    ``expected_bleu``; any other is divided by 100, as the sacreBLEU adapter
+    does with sacreBLEU's score. Exact comparisons, no tolerance.
+    """
+    if scale != "0-100" or not isinstance(output.get("bleu"), float):
+        return output
+    out = dict(output)
+    if isinstance(expected_bleu, (int, float)) and out["bleu"] == 100 * expected_bleu:
+        out["bleu"] = expected_bleu
+    else:
+        out["bleu"] = out["bleu"] / 100
+    return out
 
 
 def _is_number(x: Any) -> bool:
@@ -381,8 +398,10 @@ def _entry_point(name: str) -> Any:
 _REGISTRY: dict[str, Implementation] = {}
 
 
-def register(implementation: Implementation) -> str:
-    """Make ``implementation`` runnable in this process under its name; returns the name."""
+def register(implementation: Any) -> str:
+    """Make ``implementation`` (an :class:`Implementation`, or an
+    :class:`~bleu_compat.isolation.IsolatedImplementation`) runnable in this process, and
+    in processes forked from it, under its name; returns the name."""
     _REGISTRY[implementation.name] = implementation
     return implementation.name
 
@@ -439,12 +458,18 @@ def load(spec: str) -> Implementation:
     return wrap(name, obj)
 
 
-def resolve(implementation: str) -> Implementation:
-    """The :class:`Implementation` behind an ``impl:`` id (registered first, else :func:`load`).
+def resolve(implementation: str) -> Any:
+    """The implementation behind an ``impl:`` id: the one registered under it
+    (:func:`register`: an in-process :class:`Implementation`, or the
+    :class:`~bleu_compat.isolation.IsolatedImplementation` the command line
+    registers), else the spec run in a child process of its own
+    (:func:`bleu_compat.isolation.isolated`, default timeout).
 
     Raises:
         ImplementationError: as :func:`load`.
     """
     if implementation in _REGISTRY:
         return _REGISTRY[implementation]
-    return load(implementation)
+    from bleu_compat.isolation import isolated
+
+    return isolated(implementation)

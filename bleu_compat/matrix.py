@@ -295,9 +295,10 @@ def run_one(library: str, out: Path, *, cases: int, seed: int, workers: int | No
     report["matrix_library"] = library
     report["dialect_mode"] = os.environ.get("BLEU_COMPAT_DIALECT", "installed")
     out.parent.mkdir(parents=True, exist_ok=True)
+    from bleu_compat.atomic import write_atomic
     from bleu_compat.jsonio import dumps_js
 
-    out.write_text(dumps_js(report, indent=2) + "\n", encoding="utf-8")
+    write_atomic(out, dumps_js(report, indent=2) + "\n")
     return report
 
 

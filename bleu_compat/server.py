@@ -79,6 +79,7 @@ import collections
 import functools
 import http
 import logging
+import os
 import select
 import sys
 from dataclasses import dataclass
@@ -408,7 +409,10 @@ async def _execute(request: Request) -> Response:
         ) from None
     try:
         body = await _read_body(request, limits)
-        result, refusal = await run_in_threadpool(_run_tool, tool_id, body)
+        if len(body) >= PROCESS_THRESHOLD:
+            result, refusal = await _run_in_process(request.app, tool_id, body)
+        else:
+            result, refusal = await run_in_threadpool(_run_tool, tool_id, body)
         del body
     finally:
         budget.release(reserve)
@@ -417,6 +421,86 @@ async def _execute(request: Request) -> Response:
             STATUS_BY_TOOL_ERROR[refusal.code], refusal.code, refusal.message, refusal.path
         )
     return JSResponse(result)
+
+
+#: Bodies of at least this many bytes are parsed, checked and computed in a worker
+#: process (:func:`_run_in_process`), where parsing cannot hold this process' GIL: json.loads
+#: of a dense 16 MiB body holds it for a second or more, and the event loop (``/healthz``,
+#: every other connection) would wait that long. Smaller bodies parse in a few
+#: milliseconds and run in a thread, without the cost of sending them to a process.
+PROCESS_THRESHOLD = 1 << 20
+
+
+def _process_pool(app: Any) -> Any:
+    """The application's worker processes (created on first use; spawned, so a worker never
+    inherits the event loop's threads, and a child of this process, which it dies with)."""
+    pool = getattr(app.state, "process_pool", None)
+    if pool is None:
+        import multiprocessing
+        from concurrent.futures import ProcessPoolExecutor
+
+        method = "spawn"  # not forkserver: its server process outlived ours
+        workers = max(1, min(4, len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity")
+                             else (os.cpu_count() or 1)))
+        pool = ProcessPoolExecutor(max_workers=workers,
+                                   mp_context=multiprocessing.get_context(method),
+                                   initializer=_worker_start)
+        app.state.process_pool = pool
+    return pool
+
+
+def warm_up(app: Any) -> None:
+    """Start the worker processes now (``bleu-compat serve`` does, before it listens), so the
+    first large body does not wait for them."""
+    pool = _process_pool(app)
+    list(pool.map(_worker_ping, range(pool._max_workers)))
+
+
+#: Niceness added to the worker processes: on a busy machine the event loop (which answers
+#: /healthz and reads bodies) gets the processor first, the parsing of large bodies after.
+WORKER_NICENESS = 10
+
+
+def _worker_start() -> None:
+    import signal
+
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the server's to handle
+    if sys.platform.startswith("linux"):  # killed when the server dies, however it dies
+        try:
+            import ctypes
+
+            ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
+        except Exception:  # pragma: no cover - not glibc
+            pass
+    try:
+        os.nice(WORKER_NICENESS)
+    except OSError:  # not allowed here: the same priority as the server, still another process
+        pass
+    tools.cards()
+
+
+def _worker_ping(_: int) -> int:
+    return os.getpid()
+
+
+def _run_tool_remote(tool_id: str, body: bytes) -> tuple[dict[str, Any] | None, tuple[str, str, str] | None]:
+    # In a worker process: the refusal travels as (code, message, path).
+    result, refusal = _run_tool(tool_id, body)
+    return result, None if refusal is None else (refusal.code, refusal.message, refusal.path)
+
+
+async def _run_in_process(app: Any, tool_id: str, body: bytearray) -> tuple[dict[str, Any] | None, ToolError | None]:
+    import asyncio
+    from concurrent.futures.process import BrokenProcessPool
+
+    loop = asyncio.get_running_loop()
+    try:
+        result, refusal = await loop.run_in_executor(_process_pool(app), _run_tool_remote, tool_id,
+                                                     bytes(body))
+    except BrokenProcessPool:  # a worker died (the kernel's OOM killer): new ones next time
+        app.state.process_pool = None
+        raise
+    return result, None if refusal is None else ToolError(*refusal)
 
 
 def _run_tool(tool_id: str, body: bytearray) -> tuple[dict[str, Any] | None, ToolError | None]:
@@ -842,6 +926,11 @@ def _protocol_class(limits: ServerLimits) -> type:
 
 
 async def _over_capacity(scope: Scope, receive: Receive, send: Send) -> None:
+    if scope.get("type") == "http" and scope.get("path") == "/healthz" and scope.get("method") in ("GET", "HEAD"):
+        # a health check is answered whatever the number of connections: a load balancer
+        # must not take a busy server for a dead one
+        await JSResponse({"status": "ok"})(scope, receive, send)
+        return
     response = _error_response(
         503, "service_unavailable",
         "the server has too many open connections; retry later",

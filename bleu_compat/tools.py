@@ -647,7 +647,13 @@ def _as_int(value: Any) -> int:
 
 
 def _integral(tool_id: str, request: dict[str, Any]) -> dict[str, Any]:
+    # The request as every interface sees it: an integral JSON number of an integer field
+    # (4.0, -0.0: JSON Schema's "integer" admits them) as that int, and epsilon -0.0 as 0.0
+    # (IEEE -0 == 0; its sign would otherwise reach the libraries, whose formulas divide by
+    # it: NLTK's method1 gives (0 + -0.0) / l = -0.0 where the request means 0).
     out = dict(request)
+    if "epsilon" in out and out["epsilon"] == 0 and isinstance(out["epsilon"], float):
+        out["epsilon"] = 0.0
     for key in ("max_order", "decimals", "candidate_length", "reference_length"):
         if key in out:
             out[key] = _as_int(out[key])

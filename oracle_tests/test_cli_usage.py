@@ -281,6 +281,11 @@ BAD_FILES: dict[str, tuple[bytes | None, str]] = {
 }
 
 
+#: The bad baselines --update replaces without --force: empty, blank, or a baseline that no
+#: longer validates (a JSON object whose format is bleu-compat-baseline/...).
+REPLACEABLE = {"empty", "whitespace", "wrong-shape", "huge-case-count"}
+
+
 def _bad_file(tmp_path: Path, name: str) -> Path:
     content, _ = BAD_FILES[name]
     path = tmp_path / name
@@ -313,7 +318,9 @@ class TestBaselineAndReportFiles:
         assert "Traceback" not in line
         if name != "directory":
             assert "not a valid bleu-compat-baseline/1 baseline as `bleu-compat gate --update`" in line
-            assert f"regenerate it with `bleu-compat gate --baseline {path} --update`" in line
+            # --update replaces what holds nothing to lose; anything else needs --force (issue 24)
+            force = "" if name in REPLACEABLE else " --force"
+            assert f"regenerate it with `bleu-compat gate --baseline {path} --update{force}`" in line
 
     def test_missing_baseline(self, tmp_path: Path) -> None:
         """A missing baseline: says how to create it."""
@@ -330,11 +337,19 @@ class TestBaselineAndReportFiles:
 
     @pytest.mark.parametrize("name", [n for n in BAD_FILES if n != "directory"])
     def test_update_replaces_a_bad_baseline(self, tmp_path: Path, small_report: Path, name: str) -> None:
-        """--update, the way out the message names, writes a valid baseline over the bad file."""
+        """--update (with --force for a file that is not a baseline at all), the way out the
+        message names, writes a valid baseline over the bad file; without --force such a file
+        is left as it was."""
         from bleu_compat.cli.gate import BASELINE_SCHEMA
 
         path = _bad_file(tmp_path, name)
-        proc = bleu("gate", "--baseline", str(path), "--report", str(small_report), "--update")
+        force = () if name in REPLACEABLE else ("--force",)
+        if force:
+            before = path.read_bytes()
+            refused = bleu("gate", "--baseline", str(path), "--report", str(small_report), "--update")
+            assert refused.returncode == 2 and "--update --force" in refused.stderr
+            assert path.read_bytes() == before
+        proc = bleu("gate", "--baseline", str(path), "--report", str(small_report), "--update", *force)
         assert proc.returncode == 0, proc.stderr
         assert f"replacing {path}, which is not a valid bleu-compat-baseline/1 baseline" in proc.stderr
         jsonschema.validate(json.loads(path.read_text("utf-8")), BASELINE_SCHEMA)

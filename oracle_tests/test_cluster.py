@@ -89,7 +89,7 @@ def test_interrupted_campaign_resumes_to_the_same_report(address: str, tmp_path:
     with pytest.raises(KeyboardInterrupt):
         run_crosscheck(seed=SEED, cases=CASES, real_sets=(), invalid=INVALID, cluster=address,
                        checkpoint=tmp_path, progress=interrupt)
-    saved = sorted(tmp_path.glob("chunk-*.pickle"))
+    saved = sorted(tmp_path.glob("chunk-*.json"))
     assert len(saved) == 3
     stamps = {p: p.stat().st_mtime_ns for p in saved}
     assert report_text(cluster=address, checkpoint=tmp_path) == pool_report

@@ -292,11 +292,14 @@ def test_short_body_times_out(server: tuple[str, int]) -> None:
 
 
 def test_connection_cap(server: tuple[str, int]) -> None:
-    """Beyond --max-connections open connections, a request gets 503 JSON; the server recovers."""
+    """Beyond --max-connections open connections, a request gets 503 JSON, except a health
+    check, which is answered (issue 24); the server recovers."""
     held = [socket.create_connection(server, timeout=10) for _ in range(8)]
     try:
-        answer, _ = _exchange(server, b"GET /healthz HTTP/1.1\r\nHost: a\r\n\r\n")
+        answer, _ = _exchange(server, b"GET /v1/tools HTTP/1.1\r\nHost: a\r\n\r\n")
         _json_error(answer, 503, "service_unavailable")
+        answer, _ = _exchange(server, b"GET /healthz HTTP/1.1\r\nHost: a\r\nConnection: close\r\n\r\n")
+        assert answer.startswith(b"HTTP/1.1 200") and answer.endswith(b'{"status":"ok"}'), answer[:200]
     finally:
         for sock in held:
             sock.close()

@@ -139,8 +139,10 @@ def test_crosscheck_html_renders_in_chromium(report: dict[str, Any], tmp_path: P
     assert any(_near(c, OUTCOME_COLOURS["agree"]) for c in colours)
     assert any(_near(c, OUTCOME_COLOURS["unexpected"]) for c in colours)
     assert report["unexpected_count"] > 0
-    for k in range(report["unexpected_count"]):
+    for k, group in enumerate(report["reproducers"]):  # each reproducer once, with its count
         assert f'id="unexpected-{k}"' in dom
+        if group["count"] > 1:
+            assert f"{group['count']} cases (" in dom
     assert '{&quot;hypotheses&quot;:' not in dom  # reproducers are pretty-printed JSON, escaped once
     assert "&quot;hypotheses&quot;: [" in dom or '"hypotheses": [' in dom
     assert f"bleu-compat explain bleu-corpus-compute --impl {FLAWED[5:]}" in dom

@@ -339,15 +339,17 @@ class TestCommand:
         assert main(["matrix", "--out", str(tmp_path), "--cache", str(tmp_path / "c"), *argv]) == 2
         assert capsys.readouterr().err.startswith("bleu-compat matrix: ")
 
-    def test_offline_without_cache_reports_not_installed(self, tmp_path, capsys) -> None:
-        """--offline with an empty cache builds nothing and says so in matrix.md."""
+    def test_offline_without_cache_checks_nothing_and_exits_2(self, tmp_path, capsys) -> None:
+        """--offline with an empty cache builds nothing, checks nothing: exit 2 naming what is
+        missing, no report (it was exit 0 with "building environment", issue 24)."""
         from bleu_compat.cli import main
 
         code = main(["matrix", "--sacrebleu", "2.6.0", "--offline", "--no-progress",
                      "--out", str(tmp_path / "out"), "--cache", str(tmp_path / "cache")])
-        assert code == 0
-        md = (tmp_path / "out" / "matrix.md").read_text()
-        assert "| sacreBLEU | 2.6.0 | not installed:" in md and "--offline" in md
+        assert code == 2
+        err = capsys.readouterr().err
+        assert "sacrebleu-2.6.0" in err and "--offline" in err and "nothing to check" in err
+        assert not (tmp_path / "out" / "matrix.md").exists()
 
 
 def test_gate_names_other_versions() -> None:

@@ -15,8 +15,10 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import io
+import os
 import sys
-from typing import Sequence
+from typing import Any, Sequence
 
 __all__ = ["main", "build_parser", "COMMANDS", "COMMAND_MODULES"]
 
@@ -160,6 +162,65 @@ def _refuse_top_level_mistakes(parser: argparse.ArgumentParser, words: list[str]
                          f"after its name: bleu-compat {chosen} --help)")
 
 
+class _WatchedStdout(io.RawIOBase):
+    """Standard output's descriptor, remembering the error of a failed write (``error``), so
+    that an OSError from writing the output (a full disk, /dev/full) is told apart from one of
+    the command itself."""
+
+    def __init__(self, fd: int) -> None:
+        super().__init__()
+        self.fd = fd
+        self.error: OSError | None = None
+
+    def writable(self) -> bool:
+        return True
+
+    def fileno(self) -> int:
+        return self.fd
+
+    def isatty(self) -> bool:
+        return os.isatty(self.fd)
+
+    def write(self, data: Any) -> int:
+        try:
+            return os.write(self.fd, data)
+        except OSError as exc:
+            self.error = exc
+            raise
+
+    def close(self) -> None:  # never close the process' descriptor 1
+        self.flush()
+        super().close()
+
+
+def _watch_stdout() -> _WatchedStdout | None:
+    # Only the process' own standard output: a caller's replacement (pytest's capture, a
+    # program calling main()) is left alone.
+    if sys.stdout is None or sys.stdout is not sys.__stdout__:
+        return None
+    try:
+        fd = sys.stdout.fileno()
+        sys.stdout.flush()
+    except (OSError, ValueError):
+        return None
+    raw = _WatchedStdout(fd)
+    tty = raw.isatty()
+    sys.stdout = io.TextIOWrapper(io.BufferedWriter(raw), encoding="utf-8", errors="strict",
+                                  line_buffering=tty)
+    return raw
+
+
+def _silence_stdout() -> None:
+    """Point descriptor 1 at /dev/null after its failure, so that the interpreter's flush at
+    exit does not print a second error."""
+    try:
+        null = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(null, 1)
+        os.close(null)
+    except OSError:
+        sys.stdout = None  # type: ignore[assignment]
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; return the exit status (never raises, never a traceback)."""
     _single_thread_blas()
@@ -171,8 +232,6 @@ def main(argv: Sequence[str] | None = None) -> int:
                 reconfigure(encoding="utf-8")
             except (ValueError, OSError):
                 pass
-    import os
-
     if os.environ.get("BLEU_COMPAT_LIBRARIES"):  # a restricted registry: checked before any parser
         from bleu_compat.libraries.registry import UnknownLibraryError, libraries
 
@@ -181,6 +240,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         except UnknownLibraryError as exc:
             print(f"bleu-compat: {exc}", file=sys.stderr)
             return 2
+    watched = _watch_stdout()
     parser = build_parser(argv)
     words = list(sys.argv[1:] if argv is None else argv)
     try:
@@ -189,7 +249,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     except SystemExit as exc:  # argparse: --help (0) or a usage error (2)
         return int(exc.code or 0) if isinstance(exc.code, int) else 2
     try:
-        return int(args.func(args))
+        code = int(args.func(args))
+        if sys.stdout is not None:
+            sys.stdout.flush()  # a write error shows now (buffered output), not at exit
+        return code
     except KeyboardInterrupt:
         print("bleu-compat: interrupted", file=sys.stderr)
         return 130
@@ -210,6 +273,17 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"bleu-compat: internal error ({type(raise_internal).__name__}: {raise_internal}); "
               "please report it", file=sys.stderr)
         return 3
+    except OSError as exc:
+        if watched is None or watched.error is None:
+            print(f"bleu-compat: internal error ({type(exc).__name__}: {exc}); please report it",
+                  file=sys.stderr)
+            return 3
+        # the output could not be written (a full disk, /dev/full): the user's environment,
+        # not a bug; one line, exit 2, as for any other input error
+        _silence_stdout()
+        print(f"bleu-compat: cannot write to standard output: {exc.strerror or exc}",
+              file=sys.stderr)
+        return 2
     except Exception as exc:  # a bug: say so in one line, never a traceback
         print(
             f"bleu-compat: internal error ({type(exc).__name__}: {exc}); please report it",

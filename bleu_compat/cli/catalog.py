@@ -296,8 +296,10 @@ def cmd_catalog(args: argparse.Namespace) -> int:
         if problem:
             return refuse("bleu-compat catalog", problem, json=args.format == "json")
         try:
+            from bleu_compat.atomic import write_atomic
+
             path.parent.mkdir(parents=True, exist_ok=True)
-            path.write_text(text, encoding="utf-8")
+            write_atomic(path, text)
         except OSError as exc:
             return refuse("bleu-compat catalog", f"cannot write {path}: {exc.strerror or exc}",
                           json=args.format == "json")

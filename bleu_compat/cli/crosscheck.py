@@ -36,7 +36,7 @@ MAX_WORKERS = 256
 HELP = "run ours and every registered BLEU implementation side by side and explain every difference"
 
 __all__ = ["register", "cmd_crosscheck", "run_report", "write_reports", "usage", "unwritable_dir",
-           "add_impl_argument", "resolve_impls"]
+           "add_impl_argument", "resolve_impls", "hung", "interrupted", "not_judged"]
 
 
 def register(subparsers: Any) -> None:
@@ -88,28 +88,77 @@ def register(subparsers: Any) -> None:
 
 
 def add_impl_argument(p: Any) -> None:
-    """The ``--impl SPEC`` option shared by crosscheck, gate and explain."""
+    """The ``--impl SPEC`` and ``--impl-timeout S`` options shared by crosscheck, gate and explain."""
+    from bleu_compat.cli.usage import seconds
+
     p.add_argument(
         "--impl", action="append", default=None, metavar="SPEC",
         help="check your own BLEU instead of ours and the libraries: MODULE:CALLABLE, "
              "FILE.py:CALLABLE or an entry point of group bleu_compat.implementations, declared "
-             "with a signature (tokens->score, tokens->stats, stats->score); repeatable")
+             "with a signature (tokens->score, tokens->stats, stats->score); repeatable. It runs "
+             "in a process of its own (what it prints is kept out of this command's output; an "
+             "exit or crash of that process is a finding of the call)")
+    p.add_argument(
+        "--impl-timeout", type=seconds, default=None, metavar="S",
+        help="seconds each call of an --impl implementation (and its import) may take "
+             "(default 60); one that does not answer in time is stopped and the command exits 1")
 
 
-def resolve_impls(specs: list[str] | None) -> tuple[tuple[str, ...] | None, str | None]:
-    """The implementation ids of ``--impl`` specs (None without them), or a usage message."""
+def resolve_impls(specs: list[str] | None, timeout: float | None = None,
+                  ) -> tuple[tuple[str, ...] | None, str | None]:
+    """The implementation ids of ``--impl`` specs (None without them), or a usage message.
+
+    Each spec is loaded in a process of its own (:func:`bleu_compat.isolation.isolated`,
+    ``timeout`` seconds per call, default 60) and registered under its id, so the
+    harness (and the worker processes forked from this one) run it there. ``timeout`` is
+    also put in the environment for processes that are not forked (Dask workers).
+    """
     if not specs:
         return None, None
-    from bleu_compat.implementations import ImplementationError, impl_id, load
+    import os
 
+    from bleu_compat.implementations import ImplementationError, register
+    from bleu_compat.isolation import TIMEOUT_ENV, isolated
+
+    if timeout is not None:
+        os.environ[TIMEOUT_ENV] = repr(float(timeout))
     ids = []
     for spec in specs:
         try:
-            load(spec)
+            ids.append(register(isolated(spec, timeout)))
         except ImplementationError as exc:
             return None, f"--impl {spec}: {exc}"
-        ids.append(impl_id(spec))
     return tuple(dict.fromkeys(ids)), None
+
+
+def interrupted(prog: str, exc: BaseException, checkpoint: str | None = None, *,
+                resumable: bool = True) -> int:
+    """Report Ctrl-C in one line (what finished, where it is kept); return 130. Nothing
+    was written to the report directory: reports of an earlier run there stay as they were."""
+    finished, jobs = getattr(exc, "finished", None), getattr(exc, "jobs", None)
+    done = f" after {finished} of {jobs} units" if finished is not None else ""
+    if checkpoint is not None:
+        tail = f"; the finished ones are kept in {checkpoint}: rerun the same command to resume"
+    elif resumable:
+        tail = "; no report written (--checkpoint DIR keeps finished units to resume)"
+    else:
+        tail = "; nothing written"
+    print(f"{prog}: interrupted{done}{tail}", file=sys.stderr)
+    return 130
+
+
+def hung(prog: str, exc: Exception, *, json: bool = False) -> int:
+    """Report an ``--impl`` implementation that did not answer in time (one line, or the JSON
+    error object with code ``implementation_timeout``); return 1: it was not judged."""
+    message = (f"{exc}: an implementation that does not answer is that implementation's "
+               "failure; nothing was judged past that call")
+    if json:
+        from bleu_compat.jsonio import dumps_js
+
+        print(dumps_js({"error": {"code": "implementation_timeout", "message": message, "path": ""}}))
+    else:
+        print(f"{prog}: {message}", file=sys.stderr)
+    return 1
 
 
 def usage(message: str) -> int:
@@ -185,28 +234,56 @@ def run_report(seed: int, cases: dict[str, int], real: bool, workers: int | None
         except ImportError:
             continue
     report["dialects"] = dialects
-    return report, elapsed
+    from bleu_compat.harness.report import with_run_id
+
+    return with_run_id(report), elapsed
+
+
+#: The files of one crosscheck's report set (crosscheck.<suffix>).
+REPORT_FILES = ("json", "md", "junit.xml", "timing.json", "html")
 
 
 def write_reports(report: dict[str, Any], out: Path, elapsed: float, command: str,
-                  html: bool = True) -> None:
-    """Write crosscheck.{json,md,junit.xml,timing.json} and (``html``, with matplotlib) crosscheck.html."""
+                  html: bool = True, prog: str = "bleu-compat crosscheck") -> None:
+    """Write crosscheck.{json,md,junit.xml,timing.json} and (``html``, with matplotlib) crosscheck.html.
+
+    The set is written as one (:func:`bleu_compat.atomic.write_all_atomic`: every file to a
+    temporary file first, then each renamed into place), so a run killed while writing leaves
+    each file whole, the old one or the new; every file names the report's ``run_id``. A
+    ``crosscheck.html`` of an earlier run that this run does not rewrite (``--no-html``, or
+    matplotlib missing) is removed, saying so on standard error, so the directory never
+    shows an old page beside new reports.
+    """
+    from bleu_compat.atomic import write_all_atomic
     from bleu_compat.harness.report import to_junit, to_markdown
 
     out.mkdir(parents=True, exist_ok=True)
-    (out / "crosscheck.json").write_text(dumps_js(report, indent=2) + "\n", encoding="utf-8")
-    (out / "crosscheck.md").write_text(to_markdown(report), encoding="utf-8")
-    (out / "crosscheck.junit.xml").write_text(to_junit(report), encoding="utf-8")
-    (out / "crosscheck.timing.json").write_text(
-        json.dumps({"wall_seconds": round(elapsed, 2), "command": command}, indent=2) + "\n",
-        encoding="utf-8")
+    files: dict[Path, str] = {
+        out / "crosscheck.json": dumps_js(report, indent=2) + "\n",
+        out / "crosscheck.md": to_markdown(report),
+        out / "crosscheck.junit.xml": to_junit(report),
+        out / "crosscheck.timing.json": json.dumps(
+            {"run_id": report.get("run_id"), "wall_seconds": round(elapsed, 2), "command": command},
+            indent=2) + "\n",
+    }
     if html:
         from bleu_compat.harness.html import HtmlUnavailable, to_html
 
         try:
-            (out / "crosscheck.html").write_text(to_html(report), encoding="utf-8")
+            files[out / "crosscheck.html"] = to_html(report)
         except HtmlUnavailable as exc:
             print(f"bleu-compat: crosscheck.html not written: {exc}", file=sys.stderr)
+    write_all_atomic(files)
+    stale = out / "crosscheck.html"
+    if stale not in files and stale.exists():
+        try:
+            stale.unlink()
+            print(f"{prog}: removed {stale}, an earlier run's page (this run wrote no HTML)",
+                  file=sys.stderr)
+        except OSError as exc:
+            print(f"{prog}: {stale} is an earlier run's page and could not be removed "
+                  f"({exc.strerror or exc}); it does not match this run (run {report.get('run_id')})",
+                  file=sys.stderr)
 
 
 def _written(out: Path) -> list[str]:
@@ -309,7 +386,7 @@ def cmd_crosscheck(args: argparse.Namespace) -> int:
     tools = _parse_tools(args.tools)
     if tools is None:
         return usage(f"--tools={args.tools!r}: give comma-separated ids from {', '.join(TOOL_IDS)}")
-    impls, problem = resolve_impls(args.impl)
+    impls, problem = resolve_impls(args.impl, args.impl_timeout)
     if problem:
         return usage(problem)
     if impls is not None:
@@ -347,16 +424,16 @@ def cmd_crosscheck(args: argparse.Namespace) -> int:
         problem = cluster_problem(args.cluster)
         if problem:
             return usage(problem)
+    from bleu_compat.isolation import ImplementationHung
+
     try:
         report, elapsed = run_report(args.seed, cases, not args.no_real, args.workers, progress,
                                      invalid, implementations=impls, cluster=args.cluster,
                                      checkpoint=args.checkpoint)
-    except KeyboardInterrupt:
-        if args.checkpoint is None:
-            raise
-        print(f"bleu-compat: interrupted; finished chunks are kept in {args.checkpoint}: "
-              "rerun the same command to resume", file=sys.stderr)
-        return 130
+    except ImplementationHung as exc:
+        return hung("bleu-compat crosscheck", exc)
+    except KeyboardInterrupt as exc:
+        return interrupted("bleu-compat crosscheck", exc, args.checkpoint)
     except Exception as exc:  # a bad checkpoint, no Dask, an unreachable or failed cluster
         from bleu_compat.errors import ConfigError
 
@@ -365,6 +442,31 @@ def cmd_crosscheck(args: argparse.Namespace) -> int:
                       if args.checkpoint and type(exc).__name__ == "ClusterError" else "")
             return usage(f"{exc}{resume}")
         raise
-    write_reports(report, out, elapsed, " ".join(sys.argv), html=not args.no_html)
+    try:
+        write_reports(report, out, elapsed, " ".join(sys.argv), html=not args.no_html)
+    except OSError as exc:  # the disk filled up, the directory went away: every file whole or absent
+        return usage(f"cannot write reports to {out}: {exc.strerror or exc}")
     _summary(report, out, elapsed)
+    unjudged = not_judged(report)
+    if unjudged:
+        return usage(unjudged)
     return 1 if report["unexpected_count"] else 0
+
+
+def not_judged(report: dict[str, Any]) -> str | None:
+    """Why a report of users' implementations (``--impl``) checked nothing, or None: an
+    implementation for which every generated case and real corpus was *not representable*
+    (a parameter the callable lacks) was never run, so the command must not pass."""
+    names = [i for i in report.get("implementations", ()) if i.startswith("impl:")]
+    for name in names:
+        judged = sum(row.get(name, {}).get(k, 0) for row in report["summary"].values()
+                     for k in ("agree", "explained", "unexpected"))
+        judged += sum(1 for r in report["real"] if name in r.get("scores", {})
+                      and name not in r.get("not_representable", {}))
+        if not judged:
+            reasons = sorted({r["reason"] for r in report.get("not_representable", ())
+                              if r["implementation"] == name})
+            return (f"{name} was not run on any case: every one was not representable for it"
+                    + (f" ({'; '.join(reasons)[:300]})" if reasons else "")
+                    + "; nothing was checked")
+    return None

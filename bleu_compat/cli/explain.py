@@ -199,13 +199,17 @@ def cmd_explain(args: argparse.Namespace) -> int:
     except ToolError as exc:
         print(dumps_js(exc.to_dict()))
         return 2
-    from bleu_compat.cli.crosscheck import resolve_impls
+    from bleu_compat.cli.crosscheck import hung, resolve_impls
+    from bleu_compat.isolation import ImplementationHung
 
-    impls, problem = resolve_impls(args.impl)
+    impls, problem = resolve_impls(args.impl, args.impl_timeout)
     if problem:
         from bleu_compat.cli.usage import refuse
 
         return refuse("bleu-compat explain", problem, json=args.format == "json")
-    doc = explain_request(args.tool, request, impls)
+    try:
+        doc = explain_request(args.tool, request, impls)
+    except ImplementationHung as exc:
+        return hung("bleu-compat explain", exc, json=args.format == "json")
     print(dumps_js(doc, indent=2) if args.format == "json" else _text(doc))
     return 1 if doc["unexpected"] else 0

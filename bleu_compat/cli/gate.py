@@ -16,7 +16,8 @@ from pathlib import Path
 from typing import Any
 
 from bleu_compat.cli.crosscheck import (
-    MAX_CASES, MAX_WORKERS, add_impl_argument, resolve_impls, run_report, unwritable_dir, write_reports,
+    MAX_CASES, MAX_WORKERS, add_impl_argument, hung, interrupted, not_judged, resolve_impls, run_report, unwritable_dir,
+    write_reports,
 )
 from bleu_compat.cli.usage import asks_for, refuse, report_usage_errors, whole_number
 from bleu_compat.jsonio import dumps_js
@@ -57,7 +58,12 @@ def register(subparsers: Any) -> None:
     )
     p.add_argument("--baseline", required=True, metavar="FILE", help="baseline JSON (e.g. reports/baseline.json)")
     p.add_argument("--report", metavar="FILE", help="use this crosscheck.json instead of running")
-    p.add_argument("--update", action="store_true", help="rewrite the baseline from this run")
+    p.add_argument("--update", action="store_true",
+                   help="rewrite the baseline from this run (it replaces a baseline, an empty file "
+                        "or a damaged baseline; any other file only with --force)")
+    p.add_argument("--force", action="store_true",
+                   help="with --update: replace --baseline even when it is a file that is not a "
+                        "baseline")
     p.add_argument("--out", default=None, metavar="DIR", help="also write the run's reports here")
     p.add_argument("--workers", type=whole_number(1, MAX_WORKERS), default=None, metavar="N",
                    help=f"processes, 1 to {MAX_WORKERS} (default: available cores)")
@@ -172,9 +178,38 @@ def read_json_document(path: Path, schema: dict[str, Any]) -> tuple[Any, str | N
 
 
 def _not_a_baseline(path: Path, why: str) -> str:
+    command = f"bleu-compat gate --baseline {path} --update" + (
+        "" if _replaceable(path) else " --force")
     return (f"--baseline {path} is not a valid {BASELINE_FORMAT} baseline as "
-            f"`bleu-compat gate --update` writes it ({why}); regenerate it with "
-            f"`bleu-compat gate --baseline {path} --update`")
+            f"`bleu-compat gate --update` writes it ({why}); regenerate it with `{command}`"
+            + ("" if _replaceable(path) else " (it replaces the file)"))
+
+
+def _replaceable(path: Path) -> bool:
+    """Whether ``gate --update`` may replace ``path``, an existing file that is not a valid
+    baseline, without ``--force``: only when nothing would be lost, an empty (or blank) file,
+    or a baseline of this or another format version that no longer validates (a JSON object
+    whose ``format`` is ``bleu-compat-baseline/...``). A text file, a report, anything else:
+    only with ``--force``."""
+    try:
+        data = path.read_bytes()
+    except OSError:
+        return False
+    if not data.strip():
+        return True
+    try:
+        document = json.loads(data.decode("utf-8"))
+    except (UnicodeDecodeError, ValueError, RecursionError):
+        return False
+    return (isinstance(document, dict) and isinstance(document.get("format"), str)
+            and document["format"].startswith("bleu-compat-baseline/"))
+
+
+def _same_file(a: Path, b: Path) -> bool:
+    try:
+        return a.resolve() == b.resolve() or (a.exists() and b.exists() and a.samefile(b))
+    except OSError:
+        return False
 
 
 
@@ -274,11 +309,22 @@ def cmd_gate(args: argparse.Namespace) -> int:
     if not baseline_path.exists() and not args.update:
         return usage(f"--baseline {baseline_path} does not exist; create it with "
                      f"`bleu-compat gate --baseline {baseline_path} --update`")
+    if args.force and not args.update:
+        return usage("--force goes with --update (it lets --update replace a file that is not a "
+                     "baseline)")
+    if args.report is not None and _same_file(Path(args.report), baseline_path):
+        return usage(f"--report {args.report} is the --baseline file; give the crosscheck.json a "
+                     "crosscheck wrote as --report and the baseline as --baseline (--update would "
+                     "replace the report with a baseline)")
     if baseline_path.exists():
         baseline, why = read_json_document(baseline_path, BASELINE_SCHEMA)
         if why is not None:
             if not args.update:
                 return usage(_not_a_baseline(baseline_path, why))
+            if not args.force and not _replaceable(baseline_path):
+                return usage(f"--baseline {baseline_path} is not a {BASELINE_FORMAT} baseline "
+                             f"({why}); --update replaces only a baseline (or an empty file): give "
+                             "another path, or --update --force to replace this file")
             # --update is the way out that the message above offers: start afresh.
             print(f"bleu-compat gate: replacing {baseline_path}, which is not a valid "
                   f"{BASELINE_FORMAT} baseline ({why})", file=sys.stderr)
@@ -304,20 +350,40 @@ def cmd_gate(args: argparse.Namespace) -> int:
         elapsed = 0.0
     else:
         seed = baseline["seed"] if baseline else 0
-        impls, problem = resolve_impls(args.impl or (baseline or {}).get("implementations"))
+        impls, problem = resolve_impls(args.impl or (baseline or {}).get("implementations"),
+                                       args.impl_timeout)
         if problem:
             return usage(problem)
         cases = baseline["cases"] if baseline else {t: GATE_CASES for t in _tools_of(impls)}
         progress = not args.no_progress and sys.stderr.isatty()
-        report, elapsed = run_report(seed, cases, True, args.workers, progress,
-                                     None if impls else {t: GATE_INVALID for t in cases},
-                                     implementations=impls)
+        from bleu_compat.isolation import ImplementationHung
+
+        try:
+            report, elapsed = run_report(seed, cases, True, args.workers, progress,
+                                         None if impls else {t: GATE_INVALID for t in cases},
+                                         implementations=impls)
+        except ImplementationHung as exc:
+            return hung("bleu-compat gate", exc, json=args.format == "json")
+        except KeyboardInterrupt as exc:
+            return interrupted("bleu-compat gate", exc, resumable=False)
         if args.out:
-            write_reports(report, Path(args.out), elapsed, " ".join(sys.argv))
+            try:
+                write_reports(report, Path(args.out), elapsed, " ".join(sys.argv),
+                              prog="bleu-compat gate")
+            except OSError as exc:
+                return usage(f"cannot write reports to {args.out}: {exc.strerror or exc}")
+    unjudged = not_judged(report)
+    if unjudged:
+        return usage(unjudged)
     current = baseline_of(report)
     if args.update:
+        from bleu_compat.atomic import write_atomic
+
         baseline_path.parent.mkdir(parents=True, exist_ok=True)
-        baseline_path.write_text(json.dumps(current, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+        try:
+            write_atomic(baseline_path, json.dumps(current, indent=2, ensure_ascii=False) + "\n")
+        except OSError as exc:
+            return usage(f"cannot write the baseline {baseline_path}: {exc.strerror or exc}")
         if args.format == "json":
             print(dumps_js({"format": GATE_FORMAT, "result": "updated", "baseline": str(baseline_path),
                             "kinds": len(current["kinds"]),

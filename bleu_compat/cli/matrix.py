@@ -125,6 +125,12 @@ def cmd_matrix(args: argparse.Namespace) -> int:
     if problem:
         return _usage(problem)
 
+    if args.offline:
+        missing = [spec.name for spec in specs if not m.cached(spec, cache, source)]
+        if len(missing) == len(specs):  # nothing to check: never a green run of nothing
+            return _usage(f"--offline and no environment is cached for {', '.join(missing)} in "
+                          f"{cache}; nothing to check (run once without --offline to build them)")
+
     rows: list[dict[str, Any]] = []
     start = time.perf_counter()
     show = not args.no_progress and sys.stderr.isatty()
@@ -134,8 +140,10 @@ def cmd_matrix(args: argparse.Namespace) -> int:
         row: dict[str, Any] = {"library": spec.library, "version": spec.version}
         t0 = time.perf_counter()
         cached = m.cached(spec, cache, source)
-        progress("reusing cached environment" if cached else "building environment", None, None)
-        log(f"matrix: {spec.name}: {'cached environment' if cached else 'building environment'}")
+        stage = ("reusing cached environment" if cached else
+                 "not cached (--offline)" if args.offline else "building environment")
+        progress(stage, None, None)
+        log(f"matrix: {spec.name}: {stage}")
         try:
             env = m.ensure_env(spec, cache, source, offline=args.offline)
         except m.EnvError as exc:
@@ -177,8 +185,18 @@ def cmd_matrix(args: argparse.Namespace) -> int:
             rows.append(one(spec, lambda *a: None))
     elapsed = time.perf_counter() - start
     result = m.build_matrix(rows, seed=args.seed, cases=args.cases, wall_seconds=elapsed)
-    (out / "matrix.json").write_text(dumps_js(result, indent=2) + "\n", encoding="utf-8")
-    (out / "matrix.md").write_text(m.to_markdown(result), encoding="utf-8")
+    from bleu_compat.atomic import write_all_atomic
+
+    ran = [r for r in result["rows"] if r["status"] == "ran"]
+    if not ran:  # every release failed to build or run: report nothing as a result
+        return _usage("nothing was checked: " + "; ".join(
+            f"{r['library']} {r['version']} {r['status']} ({r.get('reason', '')})"
+            for r in result["rows"]))
+    try:
+        write_all_atomic({out / "matrix.json": dumps_js(result, indent=2) + "\n",
+                          out / "matrix.md": m.to_markdown(result)})
+    except OSError as exc:
+        return _usage(f"cannot write reports to {out}: {exc.strerror or exc}")
     bad = 0
     for r in result["rows"]:
         if r["status"] == "ran":

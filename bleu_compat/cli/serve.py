@@ -68,7 +68,7 @@ def register(subparsers: Any) -> None:
 
 
 def cmd_serve(args: argparse.Namespace) -> int:
-    from bleu_compat.server import ServerLimits, create_app, uvicorn_config
+    from bleu_compat.server import ServerLimits, create_app, uvicorn_config, warm_up
 
     given = {
         name: getattr(args, name) for name in
@@ -85,19 +85,67 @@ def cmd_serve(args: argparse.Namespace) -> int:
         return 2
     import uvicorn
 
+    # Bound here, before uvicorn starts: a busy port or an unknown host is one line from us,
+    # not uvicorn's start-up and shutdown log around its own error.
+    try:
+        sock = listening_socket(args.host, args.port)
+    except OSError as exc:
+        reason = exc.strerror or str(exc)
+        print(f"bleu-compat serve: the server could not start on {args.host}:{args.port}: "
+              f"{reason[:1].lower() + reason[1:]}", file=sys.stderr)
+        return 2
+    app = create_app(limits)
+    warm_up(app)  # the worker processes for large bodies, started before the first one arrives
     config = uvicorn_config(
-        create_app(limits), host=args.host, port=args.port, log_level=args.log_level,
+        app, host=args.host, port=args.port, log_level=args.log_level,
         access_log=args.log_level in ("info", "debug"), limits=limits,
     )
     server = uvicorn.Server(config)
+    import logging
+
+    host, port = sock.getsockname()[:2]  # the port itself when --port 0 let the system choose
+    logging.getLogger("uvicorn.error").info(  # what uvicorn says when it binds by itself
+        "Uvicorn running on %s (Press CTRL+C to quit)",
+        f"http://[{host}]:{port}" if ":" in host else f"http://{host}:{port}")
     try:
-        server.run()
-    except SystemExit as exc:  # uvicorn exits 1 when it cannot bind; it has logged why
+        server.run(sockets=[sock])
+    except SystemExit as exc:  # uvicorn exits 1 when its start-up fails; it has logged why
         code = exc.code if isinstance(exc.code, int) else 1
     else:
         code = 0 if server.started else 1
+    finally:
+        sock.close()
+        pool = getattr(app.state, "process_pool", None)
+        if pool is not None:  # its workers finish the body in hand (a few seconds at most)
+            pool.shutdown(wait=True, cancel_futures=True)
     if code:
         print(f"bleu-compat serve: the server could not start on {args.host}:{args.port}",
               file=sys.stderr)
         return 2
     return 0
+
+
+def listening_socket(host: str, port: int) -> Any:
+    """A TCP socket bound to ``host``:``port`` and listening (as uvicorn binds one:
+    ``SO_REUSEADDR``, the first address ``host`` resolves to; an IPv6 address is
+    IPv6 only).
+
+    Raises:
+        OSError: the host does not resolve, the port is taken or not allowed.
+    """
+    import socket
+
+    infos = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE)
+    family, kind, proto, _, address = infos[0]
+    sock = socket.socket(family, kind, proto)
+    try:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        if family == socket.AF_INET6:
+            sock.setsockopt(socket.IPPROTO_IPV6, socket.IPV6_V6ONLY, 1)
+        sock.bind(address)
+        sock.listen(2048)
+        sock.set_inheritable(True)
+    except BaseException:
+        sock.close()
+        raise
+    return sock

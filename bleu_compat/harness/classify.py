@@ -270,6 +270,7 @@ def classify_impl(tool_id: str, request: dict[str, Any], expected: dict[str, Any
 def _evaluate_impl(result: CaseResult, impl: str, keep_outputs: bool) -> None:
     """Run a user's implementation on ``result.request`` (without ``decimals``) and classify it."""
     from bleu_compat.implementations import NotRepresentableForImpl, resolve
+    from bleu_compat.isolation import ImplementationHung
 
     tool_id, case_id, request = result.tool_id, result.case_id, result.request
     implementation = resolve(impl)
@@ -281,8 +282,10 @@ def _evaluate_impl(result: CaseResult, impl: str, keep_outputs: bool) -> None:
     except NotRepresentableForImpl as exc:
         result.not_representable[impl] = str(exc)
         return
-    except Exception as exc:  # the user's code raised: a finding, not a crash
-        output = {"error": f"{type(exc).__name__}: {exc}"}
+    except ImplementationHung as exc:  # not a case result: the run stops and says so
+        raise ImplementationHung(f"{exc} (on {case_id})") from None
+    except Exception as exc:  # the user's code raised, or its process ended: a finding, not a crash
+        output = {"error": getattr(exc, "as_reported", None) or f"{type(exc).__name__}: {exc}"}
     if keep_outputs:
         result.outputs[impl] = output
     if "error" in output:
@@ -476,18 +479,14 @@ def _stage_draws(tool_id: str, request: dict[str, Any], stage: int) -> int:
 
 
 def _drop_one_by_one(request: dict[str, Any], predicate: Callable[[dict[str, Any]], bool],
-                     deadline: float = float("inf")) -> dict[str, Any]:
+                     ) -> dict[str, Any]:
     """Greedy last pass over a corpus request: drop each segment, then each reference, then
     each token, keeping every drop after which ``predicate`` still holds (hypothesis' shrinker
     can stop with a few removable segments left)."""
     current = request
 
-    import time
-
     def attempt(candidate: dict[str, Any]) -> bool:
         nonlocal current
-        if time.monotonic() > deadline:
-            return False
         if predicate(candidate):
             current = candidate
             return True
@@ -517,53 +516,92 @@ def _drop_one_by_one(request: dict[str, Any], predicate: Callable[[dict[str, Any
     return current
 
 
+#: Steps one :func:`shrink` may take (a count, never a clock: the same failing request
+#: shrinks to the same reproducer on a quiet and on a loaded machine). A request tried
+#: costs one step per started :data:`STEP_BYTES` of its JSON, so the work is bounded
+#: too: a request of a few hundred tokens costs 1, one at the card limits (50,000
+#: tokens, 400 KB) about 100.
+MAX_SHRINK_STEPS = 1500
+STEP_BYTES = 4096
+
+
 def shrink(
     tool_id: str,
     request: dict[str, Any],
     still_fails: Callable[[dict[str, Any]], bool],
     *,
     max_examples: int = 300,
-    time_budget: float = 20.0,
+    max_steps: int = MAX_SHRINK_STEPS,
 ) -> dict[str, Any]:
     """A small valid request on which ``still_fails`` holds, found by hypothesis.
 
     Each stage searches reductions of the current request with
-    ``hypothesis.find`` (which then shrinks what it found); a stage that
-    finds nothing keeps the request as it is. The stages run again while a
-    round changes the request (at most three rounds: a lower ``max_order``
-    found by the last stage can let the first stages drop more), and a corpus
-    request then gets a greedy pass dropping each segment, reference and token
-    that is not needed (:func:`_drop_one_by_one`). Only requests the truth's
-    own checks accept (:func:`bleu_compat.harness.checks.expected_error`) count.
+    ``hypothesis.find`` (derandomized, which then shrinks what it found); a
+    stage that finds nothing keeps the request as it is. The stages run again
+    while a round changes the request (at most three rounds: a lower
+    ``max_order`` found by the last stage can let the first stages drop more),
+    and a corpus request then gets a greedy pass dropping each segment,
+    reference and token that is not needed (:func:`_drop_one_by_one`). Only
+    requests the truth's own checks accept
+    (:func:`bleu_compat.harness.checks.expected_error`) count.
 
-    ``time_budget`` (seconds) bounds the whole search: a request at the card
-    limits (50,000 tokens) makes every try slow, and the smallest failing
-    request found when the budget runs out is returned.
+    The search is bounded by ``max_steps`` steps, never by time: each distinct
+    request tried (checked by the truth, then asked of ``still_fails``; the
+    answer is remembered) costs one step per started :data:`STEP_BYTES` of
+    its JSON. The result depends only on the request and on what
+    ``still_fails`` answers, so a seed gives the same reproducer on any
+    machine. When the steps run out, or ``still_fails`` answers differently for
+    the same request (hypothesis' ``Flaky``), the search stops with the
+    smallest failing request seen (fewest characters of JSON, then the text).
 
     Returns:
         The reduced request (``request`` itself when nothing smaller fails).
-    """
-    import time
 
+    Raises:
+        bleu_compat.isolation.ImplementationHung: a user's implementation did not
+            answer in time (not a shrinking result: the run stops).
+    """
     from hypothesis import HealthCheck, Phase, find, settings
-    from hypothesis.errors import NoSuchExample, Unsatisfiable
+    from hypothesis.errors import Flaky, NoSuchExample, Unsatisfiable
+
+    from bleu_compat.isolation import ImplementationHung
+    from bleu_compat.jsonio import dumps_js
 
     from .checks import expected_error
 
-    deadline = time.monotonic() + time_budget
+    def size(candidate: dict[str, Any]) -> tuple[int, str]:
+        text = dumps_js(candidate)
+        return len(text), text
 
-    class OutOfTime(Exception):
+    memo: dict[str, bool] = {}
+    steps = 0
+    best, best_size = request, size(request)
+
+    class OutOfSteps(Exception):
         pass
 
     def predicate(candidate: dict[str, Any]) -> bool:
-        if time.monotonic() > deadline:
-            raise OutOfTime
+        nonlocal steps, best, best_size
+        key = dumps_js(candidate)
+        if key in memo:
+            return memo[key]
+        cost = 1 + len(key) // STEP_BYTES
+        if steps + cost > max_steps:
+            raise OutOfSteps  # ends the search where it stands: the smallest seen is kept
+        steps += cost
         if expected_error(tool_id, candidate) is not None:  # the truth's checks, not the product's
+            memo[key] = False
             return False
         try:
-            return bool(still_fails(candidate))
+            verdict = bool(still_fails(candidate))
+        except ImplementationHung:
+            raise
         except Exception:
-            return False
+            verdict = False
+        memo[key] = verdict
+        if verdict and (len(key), key) < best_size:
+            best, best_size = candidate, (len(key), key)
+        return verdict
 
     config = settings(
         max_examples=max_examples, database=None, deadline=None, derandomize=True,
@@ -572,12 +610,10 @@ def shrink(
     )
     current = request
     stages = 3 if tool_id == "bleu-corpus-compute" else 1
-    out_of_time = False
     for _round in range(3):  # a later stage (a lower max_order) can let an earlier one drop more
         before = current
         for stage in range(stages):
-            if time.monotonic() > deadline:
-                out_of_time = True
+            if steps >= max_steps:
                 break
             if _stage_draws(tool_id, current, stage) > MAX_STAGE_DRAWS:
                 continue  # hypothesis' buffer overruns on so many choices: every try is wasted
@@ -586,18 +622,13 @@ def shrink(
                 current = find(strategy, predicate, settings=config)
             except (NoSuchExample, Unsatisfiable):
                 continue
-            except OutOfTime:
-                out_of_time = True
-                break
-        if current == before or out_of_time:
+            except (Flaky, OutOfSteps):  # changed answers, or no steps left: the smallest seen
+                current = best
+        if current == before or steps >= max_steps:
             break
-    if tool_id == "bleu-corpus-compute" and current is not request and not out_of_time:
-
-        def in_time(candidate: dict[str, Any]) -> bool:
-            try:
-                return predicate(candidate)
-            except OutOfTime:
-                return False
-
-        current = _drop_one_by_one(current, in_time, deadline)
+    if tool_id == "bleu-corpus-compute" and current is not request and steps < max_steps:
+        try:
+            current = _drop_one_by_one(current, predicate)
+        except OutOfSteps:
+            current = best
     return current

@@ -213,6 +213,8 @@ def to_html(report: dict[str, Any]) -> str:
     n_unexpected = report["unexpected_count"]
     body = [
         "<h1>bleu-compat crosscheck</h1>",
+        f'<p id="run-id">Run <code>{_e(report.get("run_id", "unknown"))}</code> (crosscheck.json, '
+        ".md, .junit.xml and .timing.json of the same run carry the same id).</p>",
         f"<p>Seed {_e(report['seed'])}; generated cases: "
         + _e(", ".join(f"{t} {n}" for t, n in report["cases"].items()))
         + f"; real corpora: {len(report['real'])}. Implementations: "
@@ -278,7 +280,15 @@ def to_html(report: dict[str, Any]) -> str:
     body.append(f'<h2 id="unexpected">UNEXPECTED differences ({n_unexpected})</h2>')
     if not report["unexpected"]:
         body.append("<p>None: every difference is reproduced by a catalog entry's model.</p>")
-    for k, u in enumerate(report["unexpected"]):
+    from .report import _case_list, group_reproducers
+
+    groups = report.get("reproducers")
+    if groups is None:
+        groups = group_reproducers(report["unexpected"])
+    for k, g in enumerate(groups):
+        u = dict(g["first"], implementation=g["implementation"], field=g["field"],
+                 reproducer=g["reproducer"], command=g["command"])
+        cases = (f"{g['count']} cases ({_case_list(g)}); the first, " if g["count"] > 1 else "")
         near = u.get("nearest")
         near_text = ""
         if near and near.get("entries"):
@@ -289,7 +299,7 @@ def to_html(report: dict[str, Any]) -> str:
             near_text = ("<p>No dialect reproduces it; the nearest is the card itself "
                          f"({_e(near.get('value'))}).</p>")
         body.append(
-            f'<div class="case" id="unexpected-{k}"><p><b>{_e(u["case_id"])}</b> '
+            f'<div class="case" id="unexpected-{k}"><p>{_e(cases)}<b>{_e(u["case_id"])}</b> '
             f'{_e(u["implementation"])} <code>{_e(u["field"])}</code>: card {_e(u["card_value"])}, '
             f'got <span class="unexpected">{_e(u["library_value"])}</span>'
             + (f" ({u['ulps']} ULPs)" if isinstance(u.get("ulps"), int) else "") + "</p>"

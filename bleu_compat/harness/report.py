@@ -19,7 +19,8 @@ from bleu_compat.libraries.registry import libraries as _libraries
 from .classify import IMPLEMENTATIONS
 from .run import ULP_BUCKETS, Tally
 
-__all__ = ["build_report", "to_markdown", "to_junit", "FORMAT", "run_command"]
+__all__ = ["build_report", "to_markdown", "to_junit", "FORMAT", "run_command", "group_reproducers",
+           "run_id_of", "with_run_id"]
 
 FORMAT = "bleu-compat-crosscheck/1"
 
@@ -101,7 +102,65 @@ def build_report(tally: Tally, *, seed: int, cases: dict[str, int], versions: di
         "invalid": {t: dict(row) for t, row in sorted(tally.invalid.items())},
         "unexpected_count": len(tally.unexpected),
         "unexpected": unexpected,
+        "reproducers": group_reproducers(unexpected),
     }
+
+
+#: Case ids listed per reproducer in the reports (the count says how many there are).
+MAX_CASE_IDS = 20
+
+
+def group_reproducers(unexpected: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The UNEXPECTED differences grouped by what reproduces them: one entry per tool,
+    implementation, field and reproducer (a real corpus' difference is its own entry),
+    in order of first appearance, with ``count`` and up to :data:`MAX_CASE_IDS` ``case_ids``;
+    ``first`` is the first difference of the group (its values, ULPs and nearest dialect).
+    The Markdown and HTML reports list each reproducer once, with its count."""
+    groups: dict[tuple[Any, ...], dict[str, Any]] = {}
+    for u in unexpected:
+        key = (u["tool_id"], u["implementation"], u["field"],
+               dumps_js(u["reproducer"]) if u.get("reproducer") is not None else ("case", u["case_id"]))
+        group = groups.get(key)
+        if group is None:
+            groups[key] = group = {
+                "tool_id": u["tool_id"], "implementation": u["implementation"], "field": u["field"],
+                "reproducer": u.get("reproducer"), "command": u.get("command"), "count": 0,
+                "case_ids": [], "first": {k: u.get(k) for k in (
+                    "case_id", "card_value", "library_value", "ulps", "nearest")}}
+        group["count"] += 1
+        if len(group["case_ids"]) < MAX_CASE_IDS:
+            group["case_ids"].append(u["case_id"])
+    return list(groups.values())
+
+
+def _case_list(group: dict[str, Any]) -> str:
+    ids = ", ".join(group["case_ids"])
+    more = group["count"] - len(group["case_ids"])
+    return ids + (f" and {more} more" if more > 0 else "")
+
+
+def run_id_of(report: dict[str, Any]) -> str:
+    """The id of a report's run: the first 16 hex digits of the SHA-256 of the report's JSON
+    (without ``run_id``). Computed from the content, so a seed gives the same id on any
+    machine, and every file of one run's report set names it: a set mixing two runs'
+    files shows two ids."""
+    import hashlib
+
+    body = {k: v for k, v in report.items() if k != "run_id"}
+    return hashlib.sha256(dumps_js(body).encode("utf-8")).hexdigest()[:16]
+
+
+def with_run_id(report: dict[str, Any]) -> dict[str, Any]:
+    """``report`` with ``run_id`` (:func:`run_id_of`) as its second key, after ``format``."""
+    body = {k: v for k, v in report.items() if k != "run_id"}
+    out: dict[str, Any] = {}
+    for k, v in body.items():
+        out[k] = v
+        if k == "format":
+            out["run_id"] = run_id_of(body)
+    if "run_id" not in out:
+        out["run_id"] = run_id_of(body)
+    return out
 
 
 def versions_now() -> dict[str, str]:
@@ -142,6 +201,9 @@ def to_markdown(report: dict[str, Any]) -> str:
     v = report["versions"]
     lines = [
         "# bleu-compat crosscheck",
+        "",
+        f"Run `{report.get('run_id', 'unknown')}` (crosscheck.json, .junit.xml, .html and "
+        ".timing.json of the same run carry the same id).",
         "",
         f"Seed {report['seed']}; generated cases: "
         + ", ".join(f"{t} {n}" for t, n in report["cases"].items())
@@ -219,19 +281,25 @@ def to_markdown(report: dict[str, Any]) -> str:
     lines += ["", "## UNEXPECTED differences", ""]
     if not report["unexpected"]:
         lines.append("None: every difference is reproduced bit for bit by a set of catalog entries.")
-    for u in report["unexpected"]:
-        lines += [f"### {u['case_id']}: {u['implementation']} `{u['field']}`", "",
+    groups = report.get("reproducers")
+    if groups is None:
+        groups = group_reproducers(report["unexpected"])
+    for g in groups:
+        u = g["first"]
+        cases = (f"{g['count']} cases: {_case_list(g)}" if g["count"] > 1 else u["case_id"])
+        lines += [f"### {g['tool_id']}: {g['implementation']} `{g['field']}` ({cases})", "",
                   f"card value {_md_value(u['card_value'])}, implementation value "
                   f"{_md_value(u['library_value'])}"
-                  + (f" ({u['ulps']} ULPs)" if u["ulps"] is not None else ""), ""]
+                  + (f" ({u['ulps']} ULPs)" if u["ulps"] is not None else "")
+                  + (f" (first case, {u['case_id']})" if g["count"] > 1 else ""), ""]
         near = u.get("nearest")
         if near is not None:
             lines += [f"Nearest dialect ({' + '.join(near['entries']) or 'the card alone'}) gives "
                       f"{_md_value(near['value'])}; no set of catalog entries reproduces the "
                       "implementation's output.", ""]
-        if u["command"]:
-            lines += ["Minimal reproducer (shrunk by hypothesis):", "", "```sh", u["command"], "```", ""]
-        elif (u.get("request") or {}).get("token_check"):
+        if g["command"]:
+            lines += ["Minimal reproducer (shrunk by hypothesis):", "", "```sh", g["command"], "```", ""]
+        elif (u.get("request") or {}).get("token_check"):  # issue 20: a library's tokens
             lines += [f"(real corpus; not shrunk) {u['request']['token_check']}", ""]
         else:
             lines += ["(real corpus; not shrunk)", ""]
@@ -276,6 +344,7 @@ def to_junit(report: dict[str, Any]) -> str:
         suite = ET.SubElement(suites, "testsuite", name=tool, tests=str(len(cases)),
                               failures=str(failures), errors="0")
         props = ET.SubElement(suite, "properties")
+        ET.SubElement(props, "property", name="run_id", value=str(report.get("run_id")))
         for key in (*(lib.name for lib in _libraries()), "bleu_compat"):
             ET.SubElement(props, "property", name=key, value=str(versions.get(key)))
         ET.SubElement(props, "property", name="seed", value=str(report["seed"]))

@@ -19,6 +19,7 @@ it arrives and a rerun with the same arguments runs only the rest.
 
 from __future__ import annotations
 
+import functools
 import os
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import dataclass, field, replace
@@ -36,7 +37,8 @@ from .generate import generate_case
 
 __all__ = [
     "RealSet", "REAL_SETS", "Tally", "run_crosscheck", "ulp_bucket", "ULP_BUCKETS",
-    "DEFAULT_CASES", "DEFAULT_SEED", "fixtures_dir", "load_real_set",
+    "DEFAULT_CASES", "DEFAULT_SEED", "fixtures_dir", "load_real_set", "tally_to_json",
+    "tally_from_json", "TALLY_SCHEMA", "TALLY_FORMAT", "Interrupted",
 ]
 
 CHUNK = 25
@@ -263,6 +265,152 @@ class Tally:
         self.real.extend(other.real)
 
 
+#: ``format`` of a tally as JSON (a checkpoint's chunk files, :func:`tally_to_json`).
+TALLY_FORMAT = "bleu-compat-tally/1"
+
+_KEY4 = {"type": "array", "items": [{"type": "string"}] * 3
+         + [{"type": "array", "items": {"type": "string"}}], "minItems": 4, "maxItems": 4}
+_KEY3 = {"type": "array", "items": {"type": "string"}, "minItems": 3, "maxItems": 3}
+_COUNT = {"type": "integer", "minimum": 0}
+_COUNTS = {"type": "object", "additionalProperties": _COUNT}
+_OPT_STRINGS = {"anyOf": [{"type": "null"}, {"type": "array", "items": {"type": "string"}}]}
+_DISCREPANCY_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "required": ["tool_id", "case_id", "implementation", "field", "card_value", "library_value",
+                 "ulps", "entries", "request", "reproducer", "reproduced_by", "nearest"],
+    "additionalProperties": False,
+    "properties": {
+        "tool_id": {"type": "string"}, "case_id": {"type": "string"},
+        "implementation": {"type": "string"}, "field": {"type": "string"},
+        "card_value": {}, "library_value": {},
+        "ulps": {"anyOf": [{"type": "null"}, _COUNT]},
+        "entries": {"type": "array", "items": {"type": "string"}},
+        "request": {"type": "object"},
+        "reproducer": {"anyOf": [{"type": "null"}, {"type": "object"}]},
+        "reproduced_by": _OPT_STRINGS,
+        "nearest": {"anyOf": [{"type": "null"}, {"type": "object"}]},
+    },
+}
+#: What a tally's JSON must be (checked before any of it is used: a checkpoint file is data
+#: from disk, :class:`bleu_compat.cluster.Checkpoint`).
+TALLY_SCHEMA: dict[str, Any] = {
+    "$schema": "http://json-schema.org/draft-07/schema#",  # tuples as "items": [...]
+    "type": "object",
+    "required": ["format", "cases", "case_outcomes", "kinds", "kind_sets", "not_representable",
+                 "ulps", "ulps_max", "unexpected", "versions", "real", "invalid"],
+    "additionalProperties": False,
+    "properties": {
+        "format": {"const": TALLY_FORMAT},
+        "cases": _COUNTS,
+        "case_outcomes": {"type": "object", "additionalProperties": {
+            "type": "object", "additionalProperties": {
+                "type": "object", "required": ["agree", "explained", "unexpected", "not_representable"],
+                "additionalProperties": False,
+                "properties": {k: _COUNT for k in ("agree", "explained", "unexpected", "not_representable")}}}},
+        "kinds": {"type": "array", "items": {
+            "type": "array", "items": [_KEY4, _COUNT, {"type": "object"}], "minItems": 3, "maxItems": 3}},
+        "kind_sets": {"type": "array", "items": {
+            "type": "array", "items": [_KEY4, _COUNTS], "minItems": 2, "maxItems": 2}},
+        "not_representable": {"type": "array", "items": {
+            "type": "array", "items": [_KEY3, _COUNT], "minItems": 2, "maxItems": 2}},
+        "ulps": {"type": "array", "items": {
+            "type": "array", "items": [_KEY3, {"type": "object", "propertyNames": {"enum": list(ULP_BUCKETS)},
+                                                     "additionalProperties": _COUNT}],
+            "minItems": 2, "maxItems": 2}},
+        "ulps_max": {"type": "array", "items": {
+            "type": "array", "items": [_KEY3, _COUNT], "minItems": 2, "maxItems": 2}},
+        "unexpected": {"type": "array", "items": _DISCREPANCY_SCHEMA},
+        "versions": {"type": "object", "additionalProperties": {"type": "string"}},
+        "real": {"type": "array", "items": {"type": "object"}},
+        "invalid": {"type": "object", "additionalProperties": {
+            "type": "object", "required": ["cases", "agree", "unexpected"], "additionalProperties": False,
+            "properties": {k: _COUNT for k in ("cases", "agree", "unexpected")}}},
+    },
+}
+
+
+def _discrepancy_to_json(d: Discrepancy) -> dict[str, Any]:
+    data = d.to_json()
+    data.pop("unexpected")
+    return data
+
+
+def _restore_markers(value: Any) -> Any:
+    from bleu_compat.implementations import revive_markers
+
+    return revive_markers(value)
+
+
+def _discrepancy_from_json(data: dict[str, Any]) -> Discrepancy:
+    data = _restore_markers(data)
+    return Discrepancy(
+        data["tool_id"], data["case_id"], data["implementation"], data["field"], data["card_value"],
+        data["library_value"], data["ulps"], tuple(data["entries"]), data["request"],
+        reproducer=data["reproducer"],
+        reproduced_by=None if data["reproduced_by"] is None else tuple(data["reproduced_by"]),
+        nearest=data["nearest"])
+
+
+def tally_to_json(tally: Tally) -> dict[str, Any]:
+    """A :class:`Tally` as plain JSON data (:data:`TALLY_SCHEMA`); :func:`tally_from_json` reads it
+    back equal. Tuple keys become arrays; discrepancies their fields."""
+    def key(k: tuple[Any, ...]) -> list[Any]:
+        return [list(part) if isinstance(part, tuple) else part for part in k]
+
+    return {
+        "format": TALLY_FORMAT,
+        "cases": dict(tally.cases),
+        "case_outcomes": tally.case_outcomes,
+        "kinds": [[key(k), count, example] for k, (count, example) in tally.kinds.items()],
+        "kind_sets": [[key(k), sets] for k, sets in tally.kind_sets.items()],
+        "not_representable": [[key(k), n] for k, n in tally.not_representable.items()],
+        "ulps": [[key(k), hist] for k, hist in tally.ulps.items()],
+        "ulps_max": [[key(k), u] for k, u in tally.ulps_max.items()],
+        "unexpected": [_discrepancy_to_json(d) for d in tally.unexpected],
+        "versions": dict(tally.versions),
+        "real": tally.real,
+        "invalid": tally.invalid,
+    }
+
+
+@functools.cache
+def _tally_validator() -> Callable[[Any], Any]:
+    import fastjsonschema
+
+    return fastjsonschema.compile(TALLY_SCHEMA)
+
+
+def tally_from_json(data: Any) -> Tally:
+    """The :class:`Tally` of :func:`tally_to_json`'s data, checked against :data:`TALLY_SCHEMA` first.
+
+    Raises:
+        ValueError: the data is not such a tally (the message says where).
+    """
+    import fastjsonschema
+
+    try:
+        _tally_validator()(data)
+    except fastjsonschema.JsonSchemaValueException as exc:
+        raise ValueError(exc.message.replace("data", "the tally", 1)) from None
+
+    def key4(k: list[Any]) -> tuple[str, str, str, tuple[str, ...]]:
+        return (k[0], k[1], k[2], tuple(k[3]))
+
+    return Tally(
+        cases=dict(data["cases"]),
+        case_outcomes=data["case_outcomes"],
+        kinds={key4(k): [count, _restore_markers(example)] for k, count, example in data["kinds"]},
+        kind_sets={key4(k): sets for k, sets in data["kind_sets"]},
+        not_representable={tuple(k): n for k, n in data["not_representable"]},  # type: ignore[misc]
+        ulps={tuple(k): hist for k, hist in data["ulps"]},  # type: ignore[misc]
+        ulps_max={tuple(k): u for k, u in data["ulps_max"]},  # type: ignore[misc]
+        unexpected=[_discrepancy_from_json(d) for d in data["unexpected"]],
+        versions=dict(data["versions"]),
+        real=_restore_markers(data["real"]),
+        invalid=data["invalid"],
+    )
+
+
 def _run_chunk(seed: int, tool_id: str, start: int, count: int,
                implementations: tuple[str, ...]) -> Tally:
     tally = Tally()
@@ -418,6 +566,10 @@ def run_crosscheck(
             other arguments.
         ConfigError: ``cluster`` is malformed, Dask is not installed or the
             scheduler cannot be reached.
+        Interrupted: Ctrl-C (a KeyboardInterrupt) while the units ran: the workers are
+            stopped at once, pending units cancelled; finished ones stay in ``checkpoint``.
+        bleu_compat.isolation.ImplementationHung: a user's implementation did not answer
+            in time (the workers are stopped the same way).
     """
     cases = dict(DEFAULT_CASES if cases is None else cases)
     impls = tuple(implementations)
@@ -439,7 +591,8 @@ def run_crosscheck(
         from bleu_compat.cluster import Checkpoint
 
         saved = Checkpoint(checkpoint, _checkpoint_arguments(
-            seed, cases, impls, real_sets, invalid), len(jobs))
+            seed, cases, impls, real_sets, invalid), len(jobs),
+            encode=tally_to_json, decode=tally_from_json)
         for i, t in saved.load().items():
             if 0 <= i < len(jobs):
                 tallies[i] = t
@@ -459,6 +612,33 @@ def run_crosscheck(
         if progress:
             progress(jobs[i][2])
 
+    try:
+        _run_pending(jobs, pending, finished, workers, cluster)
+    except KeyboardInterrupt:
+        done = sum(t is not None for t in tallies)
+        raise Interrupted(done, len(jobs)) from None
+    total = Tally()
+    for t in tallies:
+        assert t is not None
+        total.merge(t)
+    if shrink_unexpected:
+        _shrink_all(total)
+    return total
+
+
+class Interrupted(KeyboardInterrupt):
+    """Ctrl-C stopped :func:`run_crosscheck`: ``finished`` of ``jobs`` units had finished
+    (stored in the checkpoint as they arrived, when there is one)."""
+
+    def __init__(self, finished: int, jobs: int) -> None:
+        super().__init__(finished, jobs)
+        self.finished = finished
+        self.jobs = jobs
+
+
+def _run_pending(jobs: list[tuple[Callable[..., Tally], tuple[Any, ...], int]], pending: list[int],
+                 finished: Callable[[int, Tally], None], workers: int | None,
+                 cluster: str | None) -> None:
     if cluster is not None and pending:
         from bleu_compat.cluster import map_ordered, open_client
 
@@ -473,17 +653,40 @@ def run_crosscheck(
                 fn, args, _ = jobs[i]
                 finished(i, fn(*args))
         else:
-            with ProcessPoolExecutor(max_workers=workers) as pool:
+            pool = ProcessPoolExecutor(max_workers=workers, initializer=_worker_ignores_sigint)
+            try:
                 futures = {pool.submit(jobs[i][0], *jobs[i][1]): i for i in pending}
                 for future in as_completed(futures):
                     finished(futures[future], future.result())
-    total = Tally()
-    for t in tallies:
-        assert t is not None
-        total.merge(t)
-    if shrink_unexpected:
-        _shrink_all(total)
-    return total
+            except BaseException:  # Ctrl-C, a hung --impl, a failed chunk: stop now, not after the rest
+                _stop_pool(pool)
+                raise
+            pool.shutdown()
+
+
+def _worker_ignores_sigint() -> None:
+    # Ctrl-C at a terminal reaches the whole process group: the parent stops the run
+    # (run_crosscheck's caller reports it); a worker must not stop in the middle of a
+    # chunk and print its own traceback.
+    import signal
+
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
+def _stop_pool(pool: ProcessPoolExecutor) -> None:
+    """Cancel what has not started and end the workers now (their chunks are lost; the
+    finished ones were stored as they arrived, in a checkpoint too)."""
+    # the workers, before shutdown() forgets them
+    processes = list((getattr(pool, "_processes", None) or {}).values())
+    pool.shutdown(wait=False, cancel_futures=True)
+    for process in processes:
+        if process.is_alive():
+            process.terminate()
+    for process in processes:
+        process.join(timeout=2)
+        if process.is_alive():
+            process.kill()
+            process.join(timeout=2)
 
 
 def _checkpoint_arguments(seed: int, cases: dict[str, int], impls: tuple[str, ...],

@@ -24,10 +24,23 @@ def write_compare_html(path: str, names: list[str], comparisons: list[Any],
         cmp["decomposition"] = [x for x in cmp.get("decomposition", ()) if not x["not_decomposable"]]
     try:
         text = compare_to_html(doc)
-        with open(path, "w", encoding="utf-8") as handle:
-            handle.write(text)
+        _write(path, text)
     except HtmlUnavailable as exc:
         return fail(f"--html: {exc}")
     except OSError as exc:
         return fail(f"--html {path}: cannot write: {exc.strerror or exc}")
     return 0
+
+
+def _write(path: str, text: str) -> None:
+    # a regular (or new) file appears whole or not at all; a device or a pipe is written to
+    import os
+    import stat
+
+    from bleu_compat.atomic import write_atomic
+
+    if os.path.lexists(path) and not stat.S_ISREG(os.stat(path).st_mode):
+        with open(path, "w", encoding="utf-8") as handle:
+            handle.write(text)
+    else:
+        write_atomic(path, text)

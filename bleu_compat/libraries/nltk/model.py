@@ -123,6 +123,8 @@ def _smoothing(mode: str, request: Request, on: frozenset[str], cache: dict[Any,
         return {"error": f"ZeroDivisionError: Fraction({matches[first]}, 0)"}
     bp = card_bp(c, r)
     sm, st, used = card_smoothing(request)
+    if method == "method1":  # NLTK adds epsilon to the numerator: 0 + -0.0 is 0.0 (IEEE 754)
+        sm = [0 + x for x in sm]
     if NO_MATCH in on and matches[0] == 0:
         return {"bleu": _round(0.0, decimals), "brevity_penalty": _round(bp, decimals),
                 "orders_used": n_orders, "smoothed_matches": matches, "smoothed_totals": totals}
