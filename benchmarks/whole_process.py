@@ -23,18 +23,29 @@ Rows:
 * ``none`` and ``13a``: 8,000 segments x 4 references, generated from
   ``--seed`` with bench.py's generator (Zipf-like vocabulary, 5-45 tokens),
   with punctuation attached to about one word in eight so that 13a has work
-  to do. ``bleu-compat score REF0..REF3 -i HYP --tokenize T`` against
-  ``sacrebleu REF0..REF3 -i HYP -tok T -s none -m bleu`` and against
+  to do. ``bleu-compat score REF0..REF3 -i HYP --tokenize T -s none -b -w 2``
+  against ``sacrebleu REF0..REF3 -i HYP -tok T -s none -m bleu -b -w 2`` and against
   ``python benchmarks/nltk_score.py HYP REF0..REF3 --tokenize T`` (read,
   split, NLTK ``corpus_bleu``). The three BLEU values are checked equal to
   two decimals.
+* ``wmt17`` (issue 20): the bundled WMT17 en-de corpus (3,004 segments, one
+  system, one reference), default tokenizer (13a), as a user types it:
+  ``bleu-compat score REF -i SYS -b`` against ``sacrebleu REF -i SYS -b``;
+  the two printed scores are checked equal.
+* ``tokens`` (issue 20): tokens per second of the 13a tokenizers alone, in
+  one process (CPU time, best of 5): our whole-block C path
+  (``bleu_compat.tokenizers.block.tokenize_block``), our reference (one line
+  at a time), and sacreBLEU's ``Tokenizer13a`` (its BLEU's ``rstrip`` and
+  tokenizer per line, as its ``corpus_score`` runs it), on the same lines:
+  the 8,000 x 4 corpus and WMT17; the token lists are checked equal.
 * ``start-up``: ``bleu-compat --help`` and ``bleu-compat score`` on a
   one-line corpus, alone (no pair): median wall.
 * ``--million``: 1,000,000 segments x 1 reference (bench.py's scale corpus),
-  ``score HYP REF``, ``score REF -i HYP --tokenize none`` (that form's
-  default is 13a, sacreBLEU's) and ``score HYP REF --segments``,
-  3 runs each; with ``--million-sacrebleu`` also the ``sacrebleu`` command
-  once on the same files (about 2 minutes and several GiB), for the ratio.
+  ``score HYP REF``, ``score REF -i HYP --tokenize none``, ``score REF -i
+  HYP`` (that form's default, 13a, sacreBLEU's: peak RSS must stay under
+  1 GiB, streaming) and ``score HYP REF --segments``, 3 runs each; with
+  ``--million-sacrebleu`` also the ``sacrebleu`` command once on the same
+  files (about 2 minutes and several GiB), for the ratio.
 
 Files are written under a temporary directory and removed afterwards. This
 script is not a test: pytest does not collect it.
@@ -154,6 +165,60 @@ def bleu_of(text: str) -> str | None:
     return match.group(1) if match else None
 
 
+WMT17 = HERE.parent / "fixtures" / "real" / "wmt17-en-de-uedin-nmt"
+
+
+def tokens_per_second(directory: Path) -> dict[str, Any]:
+    """13a tokens per second, in this process: our C block path, our reference, sacreBLEU's.
+
+    CPU time (``time.process_time``), best of 5 runs of each over the same lines (every
+    file of ``directory``, then WMT17); the three token lists are checked equal first.
+    """
+    from sacrebleu.tokenizers.tokenizer_13a import Tokenizer13a
+
+    from bleu_compat.tokenizers import get_tokenizer
+    from bleu_compat.tokenizers.block import kernel, tokenize_block
+
+    out: dict[str, Any] = {"kernel": kernel() is not None}
+    for label, files in (("8,000 x 4", sorted(directory.glob("*.txt"))),
+                         ("WMT17 en-de", sorted(WMT17.glob("*.txt")))):
+        blocks = [f.read_bytes() for f in files]
+        lines = [line for b in blocks for line in b.decode("utf-8").split("\n")[:-1]]
+        theirs_tok = Tokenizer13a()
+        reference = get_tokenizer("13a", release=None)
+
+        def ours_fast() -> list[bytes]:
+            return [tokenize_block(b, "13a") for b in blocks]
+
+        def ours_reference() -> list[list[str]]:
+            return [reference(line) for line in lines]
+
+        def sacrebleu() -> list[list[str]]:
+            # its two lru_caches (13a's and the regex part's) would make later runs free; a
+            # run still meets them, as its BLEU does (a line seen before is a cache hit)
+            theirs_tok.__call__.cache_clear()
+            theirs_tok._post_tokenizer.__call__.cache_clear()
+            return [theirs_tok(line.rstrip()).split() for line in lines]
+
+        expected = sacrebleu()
+        fast = [line.split() for b in ours_fast() for line in b.decode("utf-8").split("\n")[:-1]]
+        same = fast == expected and ours_reference() == expected
+        n_tokens = sum(map(len, expected))
+        row: dict[str, Any] = {"lines": len(lines), "tokens": n_tokens, "same_tokens": same}
+        for name, fn in (("ours_c_block", ours_fast), ("ours_reference", ours_reference),
+                         ("sacrebleu_13a", sacrebleu)):
+            best = min(_cpu(fn) for _ in range(5))
+            row[name] = {"cpu_s": best, "tokens_per_s": n_tokens / best}
+        out[label] = row
+    return out
+
+
+def _cpu(fn: Any) -> float:
+    t0 = time.process_time()
+    fn()
+    return time.process_time() - t0
+
+
 def write_million(directory: Path, seed: int) -> None:
     sys.path.insert(0, str(HERE))
     import bench
@@ -170,10 +235,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--million", action="store_true", help="add the 1M-segment streaming rows")
     parser.add_argument("--million-sacrebleu", action="store_true",
                         help="with --million, run the sacrebleu command once on the same files")
-    parser.add_argument("--only", choices=("none", "13a", "startup"), action="append",
-                        help="run only these rows (repeatable)")
+    parser.add_argument("--only", choices=("none", "13a", "wmt17", "tokens", "startup"),
+                        action="append", help="run only these rows (repeatable)")
+    parser.add_argument("--tokens-per-second", metavar="DIR", help=argparse.SUPPRESS)
     parser.add_argument("--write-corpus", nargs=2, metavar=("DIR", "WHICH"), help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
+    if args.tokens_per_second:
+        print(json.dumps(tokens_per_second(Path(args.tokens_per_second))))
+        return 0
     if args.write_corpus:
         directory, which = Path(args.write_corpus[0]), args.write_corpus[1]
         (write_million if which == "million" else write_corpus)(directory, args.seed)
@@ -194,7 +263,10 @@ def main(argv: list[str] | None = None) -> int:
         for tok in ("none", "13a"):
             if args.only and tok not in args.only:
                 continue
-            a = [ours, "score", *refs, "-i", "hyp.txt", "--tokenize", tok]
+            # the same settings and output as the sacrebleu row (score REF -i SYS has
+            # sacreBLEU's defaults: exp smoothing, width 1)
+            a = [ours, "score", *refs, "-i", "hyp.txt", "--tokenize", tok, "-s", "none", "-b",
+                 "-w", "2"]
             vs_sacre = paired(a, [sacre, *refs, "-i", "hyp.txt", "-tok", tok, "-s", "none",
                                   "-m", "bleu", "-b", "-w", "2"], work, args.runs)
             vs_nltk = paired(a, [py, str(HERE / "nltk_score.py"), "hyp.txt", *refs,
@@ -203,6 +275,15 @@ def main(argv: list[str] | None = None) -> int:
                       bleu_of(vs_nltk["stdout_b"])}
             report["rows"][tok] = {"sacrebleu": vs_sacre, "nltk": vs_nltk,
                                    "same_bleu_2dp": len(scores) == 1, "bleu": sorted(map(str, scores))}
+        if not args.only or "wmt17" in args.only:
+            pair = paired([ours, "score", "ref.A.txt", "-i", "sys.uedin-nmt.4722.txt", "-b"],
+                          [sacre, "ref.A.txt", "-i", "sys.uedin-nmt.4722.txt", "-b"], WMT17, args.runs)
+            pair["same_bleu"] = pair["stdout_a"].strip() == pair["stdout_b"].strip() != ""
+            report["rows"]["wmt17"] = pair
+        if not args.only or "tokens" in args.only:
+            proc = subprocess.run([py, __file__, "--tokens-per-second", str(work)], check=True,
+                                  capture_output=True, text=True, env=CHILD_ENV)
+            report["rows"]["tokens"] = json.loads(proc.stdout)
         if not args.only or "startup" in args.only:
             (work / "one.hyp").write_text("the cat sat on the mat\n", "utf-8")
             (work / "one.ref").write_text("the cat is on the mat\n", "utf-8")
@@ -223,6 +304,7 @@ def main(argv: list[str] | None = None) -> int:
                 # -i's form defaults to 13a (as sacreBLEU): name none, as the sacrebleu row does
                 "score REF -i HYP --tokenize none": [ours, "score", ref.name, "-i", hyp.name,
                                                      "--tokenize", "none"],
+                "score REF -i HYP (13a)": [ours, "score", ref.name, "-i", hyp.name],
                 "score HYP REF --segments": [ours, "score", hyp.name, ref.name, "--segments",
                                              str(big / "segments.jsonl")],
             }.items():
@@ -235,6 +317,8 @@ def main(argv: list[str] | None = None) -> int:
         shutil.rmtree(work, ignore_errors=True)
 
     for row in report["rows"].values():  # the printed outputs are for the checks only
+        row.pop("stdout_a", None)
+        row.pop("stdout_b", None)
         for part in row.values() if isinstance(row, dict) else []:
             if isinstance(part, dict):
                 part.pop("stdout_a", None)
@@ -268,6 +352,26 @@ def render(report: dict[str, Any]) -> None:
                   f"**{pair['ratio_wall']:.1f}x** (CPU {pair['ratio_cpu']:.1f}x) | {load} |")
         if not rows[tok]["same_bleu_2dp"]:
             print(f"| 8,000 x 4, {tok} | WARNING: the BLEU values differ: {rows[tok]['bleu']} | | | | | |")
+    if "wmt17" in rows:
+        pair = rows["wmt17"]
+        a, b = pair["a"], pair["b"]
+        load = f"{pair['load_before']:.2f}-{pair['load_after']:.2f}"
+        print(f"| WMT17 en-de, 13a | `bleu-compat score REF -i SYS -b` | {a['wall_median']:.3f} s | "
+              f"{a['cpu_median']:.3f} s | {a['maxrss_mib']:.0f} MiB | | {load} |")
+        print(f"| WMT17 en-de, 13a | `sacrebleu REF -i SYS -b` | {b['wall_median']:.3f} s | "
+              f"{b['cpu_median']:.3f} s | {b['maxrss_mib']:.0f} MiB | "
+              f"**{pair['ratio_wall']:.1f}x** (CPU {pair['ratio_cpu']:.1f}x) | {load} |")
+        if not pair["same_bleu"]:
+            print("| WMT17 en-de | WARNING: the printed BLEU values differ | | | | | |")
+    if "tokens" in rows:
+        t = rows["tokens"]
+        for label in ("8,000 x 4", "WMT17 en-de"):
+            row = t[label]
+            cells = "; ".join(
+                f"{name} {row[name]['tokens_per_s'] / 1e6:.2f} M tokens/s ({row[name]['cpu_s'] * 1e3:.1f} ms)"
+                for name in ("ours_c_block", "ours_reference", "sacrebleu_13a"))
+            print(f"| {label}, 13a tokens alone ({row['tokens']} tokens, in process) | {cells} | "
+                  f"same tokens: {row['same_tokens']} | C kernel: {t['kernel']} | | | |")
     if "startup" in rows:
         for name, label in (("help", "bleu-compat --help"), ("score_one_line", "score, one line"),
                             ("python_itself", "python -c pass")):

@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import dataclasses
 import functools
+import importlib
 import os
 from typing import Any
 
@@ -34,13 +35,20 @@ from bleu_compat.harness.dialect import CatalogEntry, Model, Reproduction, repro
 from bleu_compat.libraries.registry import libraries as _libraries
 
 __all__ = [
-    "CatalogEntry", "ENTRIES", "MODELS", "MEASURED", "LIBRARY_NAMES", "entry", "entries_for",
+    "CatalogEntry", "ENTRIES", "TOKENIZER_ENTRIES", "MODELS", "MEASURED", "LIBRARY_NAMES", "entry", "entries_for",
     "classify", "Reproduction", "dialect_entries", "known_dialects", "dialect_label",
     "is_measured", "version_notice", "version_key", "installed_version",
 ]
 
 #: every entry of every registered library, in registry order, then each library's order
 ENTRIES: tuple[CatalogEntry, ...] = tuple(e for lib in _libraries() for e in lib.catalog_entries)
+
+#: how a release's tokenizer differs from the newest measured release's (issue 20): each
+#: library's ``TOKENIZER_ENTRIES`` (sacreBLEU's ``TokenizerEntry``); not card differences, so
+#: not in :data:`ENTRIES`
+TOKENIZER_ENTRIES: tuple[Any, ...] = tuple(
+    e for lib in _libraries()
+    for e in getattr(importlib.import_module(lib.entries), "TOKENIZER_ENTRIES", ()))
 
 #: library -> its dialect (``evaluate(tool_id, mode, request, on, cache)``)
 MODELS: dict[str, Model] = {lib.name: lib.evaluate for lib in _libraries()}

@@ -1020,16 +1020,23 @@ class CompareResult:
         system: the system file.
         runs: one :class:`ConfigRun` per configuration, in the order given.
         decompositions: one :class:`Decomposition` per pair (i < j).
+        token_mismatches: per sacreBLEU tokenizer run on the raw text (tokenizer and
+            ``-lc``) whose tokens differ from ours for the installed release, the first
+            line where they do (:class:`bleu_compat.tokenizers.check.TokenMismatch`);
+            each is UNEXPECTED.
     """
 
     system: str
     runs: tuple[ConfigRun, ...]
     decompositions: tuple[Decomposition, ...]
+    token_mismatches: tuple[Any, ...] = ()
 
     @property
     def unexpected(self) -> bool:
-        """True when some pair's numbers are not reproduced by the models."""
-        return any(d.unexpected for d in self.decompositions)
+        """True when some pair's numbers are not reproduced by the models, or the installed
+        sacreBLEU tokenized some line otherwise than our tokenizer for its release
+        (:attr:`token_mismatches`, :mod:`bleu_compat.tokenizers.check`)."""
+        return any(d.unexpected for d in self.decompositions) or bool(self.token_mismatches)
 
     def segment_causes(self) -> Callable[[int], dict[str, list[str]]]:
         """``line -> {"sacrebleu -> nltk": ["tokenization", ...], ...}`` (1-based lines).
@@ -1267,6 +1274,7 @@ def compare(hypothesis: str, references: Sequence[str],
         on_100 = lib is not None and lib.native.scale == "0-100"
         bleu = points / 100 if on_100 else points
         runs.append(ConfigRun(c, bleu, points if on_100 else 100 * bleu))
+    mismatches = _token_check(cfgs, hypothesis, hyp_lines, references, ref_lines, progress)
     stats = _Statistics(hypothesis, references, max_order)
     try:
         ev = _Evaluator(stats, max_order)
@@ -1277,7 +1285,38 @@ def compare(hypothesis: str, references: Sequence[str],
             decs.append(decompose(cfgs[i], cfgs[j], runs[i].bleu, runs[j].bleu, ev))
     finally:
         stats.close()
-    return CompareResult(hypothesis, tuple(runs), tuple(decs))
+    return CompareResult(hypothesis, tuple(runs), tuple(decs), mismatches)
+
+
+def _token_check(cfgs: Sequence[Configuration], hypothesis: str, hyp_lines: Sequence[str],
+                 references: Sequence[str], ref_lines: Sequence[Sequence[str]],
+                 progress: Callable[[str], Any] | None) -> tuple[Any, ...]:
+    """The installed libraries' tokens against ours, once per tokenizer a library ran on raw text.
+
+    Issue 20: our tokenizers are the judge's; a library whose tokenizer lost a rule
+    gives other tokens, and that must be reported, not explained. Only libraries that
+    tokenize raw text (a plug-in with a ``tokens`` hook) are asked.
+    """
+    from bleu_compat.tokenizers.check import check_library
+
+    sources = [(hypothesis, hyp_lines), *zip(references, ref_lines)]
+    seen: set[tuple[str, str, bool]] = set()
+    out = []
+    for c in cfgs:
+        lib = _library(c.implementation)
+        if lib is None or lib.tokens is None:
+            continue
+        tok = c.stats_tokenize  # split runs the library's own "none" on the raw lines
+        key = (lib.name, tok, c.lowercase)
+        if key in seen:
+            continue
+        seen.add(key)
+        if progress:
+            progress(f"checking {lib.display_name}'s {tok} tokens against ours")
+        mismatch = check_library(lib, sources, tok, c.lowercase)
+        if mismatch is not None:
+            out.append(mismatch)
+    return tuple(out)
 
 
 def first_lines(lines: Sequence[int], limit: int = FIRST_LINES) -> str:

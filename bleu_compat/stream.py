@@ -1,14 +1,17 @@
 """Corpus statistics of line-aligned files, streamed in bounded memory.
 
 What ``bleu-compat score`` computes: the files are read block by block, each
-block tokenized and counted by the vectorised kernel of :mod:`bleu_compat.fast`,
-per segment if asked, in the same pass. With ``none``, a block that
+block tokenized and counted, per segment if asked, in the same pass. Where
+the C kernel is built (``bleu_compat._ckernel``, issue 20), a block of each
+file is tokenized whole (:func:`bleu_compat.tokenizers.block.tokenize_block`)
+and counted by its ``counts``; otherwise by the vectorised kernel of
+:mod:`bleu_compat.fast`. Without the C kernel, with ``none``, a block that
 :func:`bleu_compat.tokenizers.bytes_split_is_str_split` accepts is split and
 interned in numpy without a Python object per token
 (:func:`bleu_compat.fast.numpy_bytes_counts`: the tokens of ``str.split()``
-line by line); other blocks and tokenizers go line by line. Outside the core because tokenizing may need sacreBLEU
-(:mod:`bleu_compat.tokenizers`); numpy is imported only for blocks large
-enough to need it.
+line by line); other blocks and tokenizers go line by line. Outside the core
+because it tokenizes (:mod:`bleu_compat.tokenizers`); numpy is imported only
+for blocks large enough to need it, and never with the C kernel.
 """
 
 from __future__ import annotations
@@ -31,6 +34,7 @@ from .tokenizers import (
     bytes_split_is_str_split,
     get_tokenizer,
 )
+from .tokenizers.block import kernel, tokenize_block
 
 __all__ = ["corpus_stats_files", "count_block", "next_block_lines", "STREAM_BLOCK_TOKENS"]
 
@@ -83,7 +87,6 @@ def corpus_stats_files(
 
     Raises:
         ConfigError: ``max_order`` < 1 or an unknown tokenizer.
-        OracleUnavailableError: the tokenizer needs sacreBLEU, not installed.
         CorpusReadError: a file cannot be read or changed while being read.
     """
     check_max_order(max_order)
@@ -128,10 +131,11 @@ def count_block(
 ) -> tuple[list[int], list[int], int, int, list[list[int]], int]:
     """Statistics of one line-aligned block: ``chunks[0]`` the hypotheses, the rest references.
 
-    Each chunk is ``n_lines`` whole lines of one file as read (UTF-8, checked).
-    ``tokenizer`` is :func:`bleu_compat.tokenizers.get_tokenizer` ``(tokenize)``
-    (or one that lowercases first, with a ``tokenize`` other than ``none`` so
-    that the bulk split is not used).
+    Each chunk is ``n_lines`` whole lines of one file as read (UTF-8, checked;
+    lowercased already with ``-lc``). ``tokenizer`` is
+    :func:`bleu_compat.tokenizers.get_tokenizer` ``(tokenize)``, used where the C
+    kernel is not built (with it, :func:`bleu_compat.tokenizers.block.tokenize_block`
+    ``(chunk, tokenize)`` tokenizes each chunk whole, the same tokens).
 
     Returns:
         ``(matches, totals, hyp_len, ref_len, rows, n_tokens)``: the block's
@@ -140,6 +144,14 @@ def count_block(
     """
     rows: list[list[int]] = []
     n_refs = len(chunks) - 1
+    ckernel = kernel()
+    if ckernel is not None:
+        # the C kernel: each file's block tokenized whole, then counted (issue 20); a
+        # tokenizer's output has one space between tokens, which counts splits at
+        m, t, h, r, n_tokens, c_rows = ckernel.counts(
+            [tokenize_block(chunk, tokenize) for chunk in chunks], n_lines, max_order,
+            per_segment, tokenize != "none")
+        return m, t, h, r, c_rows if c_rows is not None else [], n_tokens
     if sum(map(len, chunks)) >= _NUMPY_MIN_BYTES and numpy_available():
         if tokenize == "none" and all(map(bytes_split_is_str_split, chunks)):
             # tokens split and interned in numpy, no Python object per token

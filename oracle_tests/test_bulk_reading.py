@@ -164,10 +164,16 @@ def _definition_stats(hyp: Path, refs: list[Path], max_order: int) -> list[Suffi
 
 
 class TestStreamedFiles:
-    """corpus_stats_files (what score computes) against the definition, both kernels."""
+    """corpus_stats_files (what score computes) against the definition: the C kernel, and the
+    numpy and pure-Python kernels it replaces where it is not built."""
 
-    @pytest.fixture(params=["numpy", "python"])
+    @pytest.fixture(params=["c", "numpy", "python"])
     def kernel(self, request, monkeypatch):
+        if request.param == "c":
+            if stream.kernel() is None:
+                pytest.skip("the C kernel is not built here")
+            return request.param
+        monkeypatch.setattr(stream, "kernel", lambda: None)  # the paths without the C kernel
         if request.param == "numpy":
             monkeypatch.setattr(stream, "_NUMPY_MIN_BYTES", 0)
         else:

@@ -255,3 +255,43 @@ def test_catalog_check_on_a_non_utf8_file_is_stale(tmp_path):
     bad = tmp_path / "garbage.bin"
     bad.write_bytes(b"\xff\xfe\x00garbage")
     assert main(["catalog", "--check", "--out", str(bad)]) == 1
+
+
+# --- tokenizer differences between releases (issue 20) --------------------------------------
+
+from bleu_compat.catalog import MEASURED, TOKENIZER_ENTRIES  # noqa: E402
+
+
+@pytest.mark.parametrize("e", TOKENIZER_ENTRIES, ids=[e.id for e in TOKENIZER_ENTRIES])
+def test_tokenizer_entry_model_is_our_tokenizer_for_its_releases(e) -> None:
+    """Our tokenizer takes the entry's model for exactly the measured releases it is verified on,
+    and gives the recorded tokens: the model's for those, the newest release's otherwise."""
+    from bleu_compat.tokenizers import get_tokenizer, releases
+
+    assert set(e.verified) <= set(MEASURED[e.library]) and e.id.startswith("SACREBLEU-")
+    for version in MEASURED[e.library]:
+        assert (releases.variant(e.tokenizer, version) == e.model) == (version in e.verified), version
+    assert tuple(get_tokenizer(e.tokenizer, release=e.verified[-1])(e.reproducer)) == e.library_tokens
+    assert tuple(get_tokenizer(e.tokenizer)(e.reproducer)) == e.newest_tokens != e.library_tokens
+    assert e.facts is None or e.facts(e.reproducer)
+
+
+@pytest.mark.parametrize("e", TOKENIZER_ENTRIES, ids=[e.id for e in TOKENIZER_ENTRIES])
+def test_tokenizer_entry_against_the_libraries(e) -> None:
+    """The installed sacreBLEU gives the newest tokens where the entry does not hold; the entry's
+    library code prints the recorded tokens in the environment of its newest verified release
+    (skipped where that environment is not cached)."""
+    from bleu_compat import matrix
+    from bleu_compat.libraries import library_version
+    from bleu_compat.libraries.sacrebleu.tokens import library_tokenizer
+
+    installed = library_version(e.library)
+    expected = e.library_tokens if installed in e.verified else e.newest_tokens
+    assert tuple(library_tokenizer(e.tokenizer)(e.reproducer)) == expected
+    env = matrix.default_cache() / matrix.EnvSpec(e.library, e.verified[-1]).name
+    if not matrix.cached(matrix.EnvSpec(e.library, e.verified[-1]), matrix.default_cache(), REPO):
+        pytest.skip(f"no cached environment of {e.library} {e.verified[-1]} ({env})")
+    proc = subprocess.run([str(matrix.env_python(env)), "-c", e.library_code], capture_output=True,
+                          text=True, timeout=120, cwd="/")
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.strip() == e.library_prints

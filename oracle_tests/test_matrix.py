@@ -399,3 +399,66 @@ def test_library_code_in_its_release(e) -> None:
                           text=True, timeout=120, cwd="/")
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.strip() == e.library_prints, e.id
+
+
+# --- tokens per release (issue 20) ---------------------------------------------------------
+
+#: What runs in a release's environment: that release's tokens against ours for it, on a fixed
+#: sample (the issue's risky strings and the first 300 lines of each bundled real file), every
+#: tokenizer with and without -lc. Prints one JSON object: "tokenizer lc" -> verdict.
+_TOKEN_SCRIPT = r'''
+import json, sys
+from pathlib import Path
+from bleu_compat.errors import ConfigError
+from bleu_compat.tokenizers import releases
+from bleu_compat.libraries.registry import library
+from bleu_compat.libraries.sacrebleu.tokens import library_tokenizer
+from bleu_compat.tokenizers.check import check_library, release_of
+from bleu_compat.corpus_io import read_lines
+risky = ["a\\b", "x\u00bd.y", "\u216b,z", "5.\u00bd", "Price: 3\u00bd.", "a..5", "1.5.6", "3-4-",
+         ".,.,", "&amp;lt;", "&amp;quot;", "<skipped>x", "2023.", "\u20ac5", "a\u00a0.b",
+         "\u0663.\u0664", "\u0967,\u0968", "\u0130stanbul \u1e9e \u039f\u0394\u039f\u03a3.",
+         "\u4e2d\u6587\uff0c\u6d4b\u8bd5\u30022023.", "\u2014a\u2019b", "x\u200by", "\U0001fae9x"]
+sources = [("risky", risky)] + [(str(p), read_lines(p).lines[:300])
+                                for p in sorted(Path(sys.argv[1]).rglob("*.txt"))]
+lib = library("sacrebleu")
+release = release_of(lib)
+out = {"release": release}
+for name in ("none", "13a", "intl", "zh", "char"):
+    for lc in (False, True):
+        key = f"{name} {'lc' if lc else 'mixed'}"
+        try:
+            releases.variant(name, release)
+        except ConfigError:
+            try:
+                library_tokenizer(name, lc)("x")
+                out[key] = "ours refuses, the release has it"
+            except KeyError:
+                out[key] = "neither has it"
+            continue
+        m = check_library(lib, sources, name, lc)
+        out[key] = "same" if m is None else m.message()
+print(json.dumps(out))
+'''
+
+
+@pytest.mark.parametrize("version", matrix.ALL_VERSIONS["sacrebleu"])
+def test_tokens_of_each_release_are_ours_for_it(version: str) -> None:
+    """In each release's matrix environment, its tokens equal ours for that release on a fixed
+    sample, every tokenizer with and without -lc; a release without char refuses it as ours does.
+    Skipped where the environment is not cached (CI builds none)."""
+    spec = matrix.EnvSpec("sacrebleu", version)
+    cache = matrix.default_cache()
+    if not matrix.cached(spec, cache, REPO):
+        pytest.skip(f"sacreBLEU {version}'s environment is not cached in {cache} "
+                    f"(`bleu-compat matrix --sacrebleu {version}` builds it)")
+    proc = subprocess.run([str(matrix.env_python(cache / spec.name)), "-c", _TOKEN_SCRIPT,
+                           str(REPO / "fixtures" / "real")],
+                          capture_output=True, text=True, timeout=600, cwd="/")
+    assert proc.returncode == 0, proc.stderr
+    result = json.loads(proc.stdout)
+    assert result.pop("release") == version
+    has_char = tuple(map(int, version.split("."))) >= (1, 4, 14)
+    for key, verdict in result.items():
+        expected = "neither has it" if key.startswith("char") and not has_char else "same"
+        assert verdict == expected, (version, key, verdict)

@@ -90,29 +90,44 @@ def test_score_on_a_small_corpus_imports_nothing_heavy(corpus: Path) -> None:
     assert (status, heavy) == (0, set())
 
 
-def test_score_dash_i_default_13a_imports_only_sacrebleus_tokenizer(corpus: Path) -> None:
-    """``score REF -i SYS`` tokenizes with 13a by default (SPEC.md section 8): sacreBLEU for
-    its tokenizer, and still neither NLTK nor the harness."""
+def test_score_dash_i_default_13a_imports_no_sacrebleu(corpus: Path) -> None:
+    """``score REF -i SYS`` tokenizes with 13a by default (SPEC.md section 8), with our own
+    tokenizer (issue 20): no sacreBLEU, no NLTK, no harness."""
     status, heavy = imported_after(["score", "ref.txt", "-i", "hyp.txt"], corpus)
-    assert status == 0 and "sacrebleu" in heavy
-    assert not {m for m in heavy if m.split(".")[0] in ("nltk", "hypothesis", "jsonschema")}
-    assert not {m for m in heavy if m.startswith("bleu_compat.harness")}
+    assert (status, heavy) == (0, set())
 
 
-def test_score_on_a_large_corpus_imports_only_numpy(tmp_path: Path) -> None:
-    """A corpus large enough for the vectorised kernel adds numpy, and only numpy."""
+@pytest.mark.parametrize("tok", ["none", "13a", "intl", "zh", "char"])
+@pytest.mark.parametrize("extra", [[], ["-lc"], ["--segments", "s.jsonl"], ["-lc", "-b"]])
+def test_score_never_imports_sacrebleu(corpus: Path, tok: str, extra: list[str]) -> None:
+    """Every tokenizer, with -lc and --segments: scoring imports nothing heavy (issue 20, item 4)."""
+    status, heavy = imported_after(["score", "ref.txt", "-i", "hyp.txt", "-tok", tok, *extra], corpus)
+    assert (status, heavy) == (0, set())
+
+
+@pytest.mark.parametrize("pure_python", [False, True], ids=["kernel", "pure-python"])
+def test_score_on_a_large_corpus_imports_only_numpy(tmp_path: Path, monkeypatch, pure_python: bool) -> None:
+    """A corpus large enough for the vectorised kernel adds numpy, and only numpy; with the C
+    kernel (issue 20) not even numpy."""
+    from bleu_compat.tokenizers.block import kernel
+
+    if not pure_python and kernel() is None:
+        pytest.skip("the C kernel is not built here")
+    if pure_python:
+        monkeypatch.setenv("BLEU_COMPAT_PURE_PYTHON", "1")
     (tmp_path / "hyp.txt").write_text("the cat sat on the mat\n" * 500, encoding="utf-8")
     (tmp_path / "ref.txt").write_text("the cat is on the mat\n" * 500, encoding="utf-8")
     status, heavy = imported_after(["score", "hyp.txt", "ref.txt"], tmp_path)
-    assert (status, heavy) == (0, {"numpy"} | {m for m in heavy if m.startswith("numpy.")})
+    numpy = {"numpy"} | {m for m in heavy if m.startswith("numpy.")} if pure_python else set()
+    assert (status, heavy) == (0, numpy)
 
 
-def test_score_13a_imports_sacrebleu_for_its_tokenizer(corpus: Path) -> None:
-    """``--tokenize 13a`` needs sacreBLEU's tokenizer, and still neither NLTK nor the harness."""
-    status, heavy = imported_after(["score", "hyp.txt", "ref.txt", "--tokenize", "13a"], corpus)
-    assert status == 0 and "sacrebleu" in heavy
-    assert not {m for m in heavy if m.split(".")[0] in ("nltk", "hypothesis", "jsonschema")}
-    assert not {m for m in heavy if m.startswith("bleu_compat.harness")}
+def test_score_on_a_large_corpus_with_13a_imports_no_sacrebleu(tmp_path: Path) -> None:
+    """A corpus large enough for the block kernels, with 13a: still no sacreBLEU."""
+    (tmp_path / "hyp.txt").write_text("the cat, 3-4 sat on the mat.\n" * 500, encoding="utf-8")
+    (tmp_path / "ref.txt").write_text("the cat is on the mat!\n" * 500, encoding="utf-8")
+    status, heavy = imported_after(["score", "hyp.txt", "ref.txt", "--tokenize", "13a"], tmp_path)
+    assert status == 0 and not {m.split(".")[0] for m in heavy} - {"numpy"}, heavy
 
 
 def test_run_imports_the_validator_but_no_oracle(tmp_path: Path) -> None:

@@ -134,8 +134,6 @@ def _refuse_top_level_mistakes(parser: argparse.ArgumentParser, words: list[str]
     unknown command is one line on standard error naming the nearest command.
     Raises SystemExit(2) after printing; returns when there is nothing to say.
     """
-    import difflib
-
     from bleu_compat.cli.usage import refuse
 
     names = [name for name, _, _ in COMMANDS]
@@ -147,6 +145,8 @@ def _refuse_top_level_mistakes(parser: argparse.ArgumentParser, words: list[str]
     if not stray and before and chosen in names:  # a word that is no command, then a command
         chosen = before[0]
     if chosen is not None and chosen not in names and not stray:
+        import difflib
+
         near = difflib.get_close_matches(chosen, names, n=1)
         hint = f" (did you mean {near[0]!r}?)" if near else ""
         raise SystemExit(refuse("bleu-compat", f"unknown command {chosen!r}{hint}; the commands are "

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from bleu_compat.catalog import (
-    ENTRIES, LIBRARY_NAMES, MEASURED, CatalogEntry, dialect_label, known_dialects,
+    ENTRIES, LIBRARY_NAMES, MEASURED, TOKENIZER_ENTRIES, CatalogEntry, dialect_label, known_dialects,
 )
 from bleu_compat.cli.usage import asks_for, refuse, report_usage_errors
 from bleu_compat.jsonio import dumps_js
@@ -58,8 +58,9 @@ def _version(lib: Any) -> str:
         return "not installed"
 
 
-def _versions_table(e: CatalogEntry) -> list[str]:
-    """The entry's row over every measured release of its library (SPEC.md section 7)."""
+def _versions_table(e: Any) -> list[str]:
+    """The entry's row over every measured release of its library (SPEC.md section 7); ``e`` is a
+    :class:`CatalogEntry` or a tokenizer entry (both have ``library`` and ``verified``)."""
     versions = MEASURED.get(e.library, ())
     return [
         f"| {LIBRARY_NAMES.get(e.library, e.library)} | " + " | ".join(versions) + " |",
@@ -113,6 +114,14 @@ def _entry_markdown(e: CatalogEntry) -> list[str]:
         f"| card | `{_value(e.card_value)}` |",
         f"| {e.library} ({', '.join(e.modes)}) | `{_value(e.library_value)}` |",
         "",
+        *_library_side(e),
+    ]
+    return lines
+
+
+def _library_side(e: Any) -> list[str]:
+    """The entry's library code, as its users call it with its newest verified release."""
+    return [
         f"The library side, as its users call it with {', '.join(e.verified[-1:])} "
         f"(prints `{e.library_prints}`):",
         "",
@@ -121,7 +130,6 @@ def _entry_markdown(e: CatalogEntry) -> list[str]:
         "```",
         "",
     ]
-    return lines
 
 
 def _cell(text: str) -> str:
@@ -208,7 +216,47 @@ def render_markdown() -> str:
     lines.append("")
     for e in ENTRIES:
         lines += _entry_markdown(e)
+    lines += _tokenizer_markdown()
     return "\n".join(lines).rstrip("\n") + "\n"
+
+
+def _tokenizer_markdown() -> list[str]:
+    """The tokenizer differences between releases (issue 20)."""
+    from bleu_compat.tokenizers.releases import NEWEST
+
+    lines = [
+        "## Tokenizers: differences between releases",
+        "",
+        "bleu-compat tokenizes with its own `none`, `13a`, `intl`, `zh` and `char`",
+        "(`bleu_compat/tokenizers/`), exact to each measured sacreBLEU release. Measured in an",
+        "environment per release (1.2.21 to 2.6.0): `none`, `13a` and `zh` tokenize alike in all of",
+        "them (sacreBLEU #298's zh ranges included: they are in every release); `char` exists from",
+        "1.4.14; `intl` changed in 2.0.0 (below). Where `score --compare` or `crosscheck` runs",
+        "sacreBLEU on raw text, its tokens are compared with ours for its release on every line, and",
+        f"a difference is UNEXPECTED. The reference is our tokenizer for sacreBLEU {NEWEST}.",
+        "",
+        "| id | tokenizer | releases | model |",
+        "|---|---|---|---|",
+    ]
+    for e in TOKENIZER_ENTRIES:
+        lines.append(f"| [{e.id}](#{e.id.lower()}) | `{e.tokenizer}` | {', '.join(e.verified)} | "
+                     f"`{e.model}` |")
+    lines.append("")
+    for e in TOKENIZER_ENTRIES:
+        lines += [
+            f"### {e.id}", "", f"**{e.title}**", "", e.explanation, "",
+            *_versions_table(e),
+            "",
+            f"Reproducer: the line `{e.reproducer}`, tokenized with `{e.tokenizer}`:",
+            "",
+            "| release | tokens |",
+            "|---|---|",
+            f"| {NEWEST} (ours for it) | `{dumps_js(list(e.newest_tokens))}` |",
+            f"| {', '.join(e.verified)} (ours for them, the model) | `{dumps_js(list(e.library_tokens))}` |",
+            "",
+            *_library_side(e),
+        ]
+    return lines
 
 
 def render_json() -> dict[str, Any]:
@@ -229,11 +277,19 @@ def render_json() -> dict[str, Any]:
             "library_prints": e.library_prints, "tags": list(e.tags),
             "command": f"bleu-compat run {e.tool_id} <<'EOF'\n{dumps_js(e.reproducer)}\nEOF",
         })
+    tokenizer_entries = [
+        {"id": e.id, "library": e.library, "verified": list(e.verified), "tokenizer": e.tokenizer,
+         "model": e.model, "title": e.title, "explanation": e.explanation,
+         "reproducer": e.reproducer, "newest_tokens": list(e.newest_tokens),
+         "library_tokens": list(e.library_tokens), "library_code": e.library_code,
+         "library_prints": e.library_prints}
+        for e in TOKENIZER_ENTRIES
+    ]
     from bleu_compat.libraries.registry import libraries
 
     return {"format": JSON_FORMAT,
             "versions": {lib.name: _version(lib) for lib in libraries()},
-            "entries": entries,
+            "entries": entries, "tokenizer_entries": tokenizer_entries,
             "implementations": {lib.name: {"display_name": lib.display_name,
                                            "verified": list(lib.verified),
                                            "factors": {k: {"value": f.value, "source": f.source}

@@ -312,13 +312,21 @@ def _summary(report: dict[str, Any], out: Path | None, elapsed: float) -> None:
               f"UNEXPECTED {row['unexpected']:3}")
     for r in report["real"]:
         scores = "  ".join(f"{i} {100 * s:.6f}" for i, s in r["scores"].items() if s is not None and i != "truth")
-        print(f"  real {r['name']}: {scores}")
+        tokens = "".join(
+            f"  tokens: {c['library']} {c['release']}'s {c['tokenizer']} "
+            f"{'= ours' if c['same'] else 'DIFFERS from ours'} on {c['lines']} lines"
+            for c in r.get("token_checks", ()))
+        print(f"  real {r['name']}: {scores}{tokens}")
     print(f"  catalog entries seen: {len(report['entries'])}"
           + "".join(f"{'; ' if i == 0 else ', '}{e} {row['count']}"
                     for i, (e, row) in enumerate(report["entries"].items())))
     print(f"UNEXPECTED: {report['unexpected_count']}; wall time {elapsed:.1f} s"
           + (f"; reports in {out}/crosscheck.{{{','.join(_written(out))}}}" if out else ""))
     for u in report["unexpected"][:5]:
+        if (u.get("request") or {}).get("token_check"):  # issue 20: the library's tokens
+            print(f"  UNEXPECTED {u['case_id']} {u['implementation']} {u['field']}: "
+                  f"{u['request']['token_check']}")
+            continue
         print(f"  UNEXPECTED {u['case_id']} {u['implementation']} {u['field']}: "
               f"card {u['card_value']!r}, got {u['library_value']!r}")
         if u["command"]:

@@ -307,6 +307,8 @@ def to_markdown(report: dict[str, Any]) -> str:
                       "implementation's output.", ""]
         if g["command"]:
             lines += ["Minimal reproducer (shrunk by hypothesis):", "", "```sh", g["command"], "```", ""]
+        elif (u.get("request") or {}).get("token_check"):  # issue 20: a library's tokens
+            lines += [f"(real corpus; not shrunk) {u['request']['token_check']}", ""]
         else:
             lines += ["(real corpus; not shrunk)", ""]
     return "\n".join(lines) + "\n"

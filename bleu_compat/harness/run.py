@@ -475,7 +475,50 @@ def _run_real(real: RealSet, implementations: tuple[str, ...], root: str | None)
     tally.unexpected = [replace(d, request={"real_corpus": real.name}) for d in tally.unexpected]
     tally.ulps.clear()
     tally.ulps_max.clear()
+    for check in _token_checks(real, Path(root) if root else None, implementations):
+        tally.real[-1].setdefault("token_checks", []).append(check["record"])
+        if check["discrepancy"] is not None:
+            tally.unexpected.append(check["discrepancy"])
     return tally
+
+
+def _token_checks(real: RealSet, root: Path | None,
+                  implementations: tuple[str, ...]) -> list[dict[str, Any]]:
+    """Each library's tokens of the real corpus's raw lines against ours (issue 20).
+
+    The corpus's request is tokenized with our tokenizer (:func:`load_real_set`);
+    here every library that runs and tokenizes raw text (a plug-in with a
+    ``tokens`` hook) tokenizes the same lines as its BLEU does, and every line is
+    compared with our tokenizer for its installed release
+    (:mod:`bleu_compat.tokenizers.check`). A difference is an UNEXPECTED
+    discrepancy of the field ``tokens`` (both token lists of the first differing
+    line as the card's and the library's values), never explained.
+    """
+    from bleu_compat.libraries.registry import libraries
+    from bleu_compat.tokenizers.check import check_files, release_of
+
+    base = (root or fixtures_dir()) / real.name
+    files = [(f"{real.name}/{name}", str(base / name))
+             for name in (real.hypothesis, *real.references)]
+    out = []
+    for lib in libraries():
+        impl = next((i for i in implementations if i.startswith(lib.name + "/")), None)
+        if impl is None or lib.tokens is None:
+            continue
+        mismatch = check_files(lib, files, real.tokenize)
+        with open(base / real.hypothesis, "rb") as handle:
+            lines = sum(1 for _ in handle) * len(files)
+        record = {"library": lib.display_name, "release": release_of(lib),
+                  "tokenizer": real.tokenize, "files": len(files), "lines": lines,
+                  "same": mismatch is None,
+                  "first_difference": mismatch.to_json() if mismatch else None}
+        discrepancy = None if mismatch is None else Discrepancy(
+            "bleu-corpus-compute", f"real:{real.name}", impl, "tokens", list(mismatch.ours),
+            list(mismatch.theirs), None, (),
+            {"real_corpus": real.name, "token_check": mismatch.message()},
+        )
+        out.append({"record": record, "discrepancy": discrepancy})
+    return out
 
 
 Progress = Callable[[int], None]

@@ -231,6 +231,11 @@ class Library:
             ``tokenize_lines(name, lines) -> list[list[str]]`` gives their tokens, and
             the decomposition counts the statistics on them (a tokenizer it runs,
             not one it models).
+        tokens: the module (dotted path) of its own tokenizers, or None when it takes
+            tokens, not raw text: ``library_tokenizer(name, lowercase)`` gives
+            ``line -> tokens`` as the library's BLEU makes them. Where it runs on raw
+            text, the run-time check (:mod:`bleu_compat.tokenizers.check`, issue 20)
+            compares those tokens with ours for its installed release.
     """
 
     name: str
@@ -258,6 +263,7 @@ class Library:
     tokenizers: tuple[str, ...] = ()
     model_imports: tuple[str, ...] = ()
     version_source: str | None = None
+    tokens: str | None = None
 
     def __post_init__(self) -> None:
         missing = [n for n in FACTOR_NAMES if n not in self.factors]
@@ -303,6 +309,17 @@ class Library:
     def verified(self) -> tuple[str, ...]:
         """Every release whose dialect was measured, oldest first."""
         return tuple(_attribute(self.entries).VERIFIED)
+
+    def library_tokenizer(self, name: str, lowercase: bool = False) -> Callable[[str], list[str]]:
+        """Its own tokens of one line (``tokens``' ``library_tokenizer``; imports the library).
+
+        Raises:
+            LookupError: it has no tokenizers (``tokens`` is None).
+            ImportError: the library is not installed.
+        """
+        if self.tokens is None:
+            raise LookupError(f"{self.display_name} takes tokens, not raw text: no tokenizers")
+        return _attribute(self.tokens + ":library_tokenizer")(name, lowercase)
 
     @property
     def implementation_ids(self) -> tuple[str, ...]:

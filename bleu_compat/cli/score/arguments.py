@@ -180,7 +180,8 @@ def build(subparsers: Any) -> argparse.ArgumentParser:
         "-tok", "--tokenize", choices=TOKENIZERS, default=None,
         help=(
             "13a (default in sacreBLEU's form, or zh with -l xx-zh), intl, zh, char: "
-            "sacreBLEU's tokenizers. none (default in the `HYP REF` form, multi-bleu.perl's "
+            "exactly sacreBLEU's tokenizers of that name (bleu-compat's own; sacreBLEU is not "
+            "needed). none (default in the `HYP REF` form, multi-bleu.perl's "
             "pre-tokenized text): tokens are whitespace-separated (Python str.split: Unicode "
             "whitespace, NBSP included; U+200B and U+FEFF are not whitespace). A convenience "
             "of the command line, outside the tools' contract: the cards take tokens."

@@ -154,6 +154,8 @@ def configurations_text(names: list[str], results: list[Any], versions: dict[str
                          run.config.signature()])
         out.append(markdown_table(rows) if markdown else
                    "\n".join("  " + line for line in aligned(rows, (0, 2, 3)).splitlines()))
+        for mismatch in getattr(res, "token_mismatches", ()):  # issue 20: the library's tokens
+            out.append(("- " if markdown else "") + f"UNEXPECTED {mismatch.message()}")
         for d in res.decompositions:
             a = next(r for r in res.runs if r.config.name == d.frm)
             b = next(r for r in res.runs if r.config.name == d.to)

@@ -75,7 +75,8 @@ def compare_json(c: Any, res: Any = None) -> dict[str, Any]:
     extra: dict[str, Any] = {}
     if res is not None:
         extra = {"configurations": _configurations_json(res),
-                 "decomposition": _decomposition_json(res)}
+                 "decomposition": _decomposition_json(res),
+                 "token_mismatches": [m.to_json() for m in getattr(res, "token_mismatches", ())]}
     return {
         **extra,
         "card": c.card,

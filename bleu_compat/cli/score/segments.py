@@ -112,7 +112,8 @@ class SegmentWriter:
         import json
 
         self._handle, self._n = handle, max_order
-        self._tokenizer = get_tokenizer(tokenize)
+        get_tokenizer(tokenize)  # an unknown name is refused here, before anything is written
+        self._tokenize = tokenize
         self._method = SMOOTH_CARD[smooth_method]
         self._epsilon = (smooth_value if smooth_value is not None else 0.1) \
             if self._method == "method1" else None
@@ -132,10 +133,10 @@ class SegmentWriter:
         ``hyp_chunk`` and ``ref_chunks`` are the block's lines as read (lowercased with -lc).
         """
         from bleu_compat.bleu import bleu_of_smoothed
-        from bleu_compat.corpus_io import decode_block
+        from bleu_compat.tokenizers.block import block_token_lists
 
-        tokens = [json_token_lists([self._tokenizer(line) for line in decode_block(chunk)],
-                                   self._dumps)
+        # the tokens the statistics were counted on: the same block path (issue 20)
+        tokens = [json_token_lists(block_token_lists(chunk, self._tokenize), self._dumps)
                   for chunk in (hyp_chunk, *ref_chunks)]
         hyp_json, ref_json = tokens[0], tokens[1:]
         n, smooth_counts, out = self._n, self._smooth, []

@@ -18,6 +18,7 @@ LIBRARY = Library(
     adapter="bleu_compat.libraries.sacrebleu.adapter",
     model="bleu_compat.libraries.sacrebleu.model",
     entries="bleu_compat.libraries.sacrebleu.entries",
+    tokens="bleu_compat.libraries.sacrebleu.tokens",
     native=NativeValue(keys=("score",), scale="0-100", label="score",
                        describe="sacreBLEU's `BLEUScore.score`"),
     loggers=("sacrebleu",),

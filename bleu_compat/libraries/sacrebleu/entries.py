@@ -15,12 +15,13 @@ nothing was UNEXPECTED. :data:`VERIFIED` is every measured release.
 
 from __future__ import annotations
 
-from typing import Any
+from dataclasses import dataclass
+from typing import Any, Callable
 
 from bleu_compat.harness.dialect import CatalogEntry
 from bleu_compat.harness.truth import closest_length
 
-__all__ = ["ENTRIES", "VERIFIED"]
+__all__ = ["ENTRIES", "VERIFIED", "TOKENIZER_ENTRIES", "TokenizerEntry"]
 
 #: sacreBLEU 1.4: ``corpus_bleu(sys_stream, ref_streams, smooth_method=...)``, 4 orders only,
 #: '' references kept, no None references, floor's default value 0.0
@@ -433,5 +434,97 @@ ENTRIES: tuple[CatalogEntry, ...] = (
                      "[4, 3, 2, 1], 4, 4, smooth_method='floor').score)",
         library_prints='4.518010018049225',
         tags=("smoothing",),
+    ),
+)
+
+
+# --- tokenizer differences between releases (issue 20) ---------------------------------
+
+
+@dataclass(frozen=True)
+class TokenizerEntry:
+    """A way one sacreBLEU release's tokenizer differs from the newest measured release's.
+
+    Not a difference from a card (the cards take tokens): the reference is our tokenizer
+    for the newest release (:data:`bleu_compat.tokenizers.releases.NEWEST`). The entry's
+    model is our tokenizer variant ``model`` (:func:`bleu_compat.tokenizers.releases.variant`),
+    which ``get_tokenizer(..., release=R)`` uses for every release R in ``verified``: the
+    run-time check (``score --compare``, ``crosscheck``, each ``bleu-compat matrix``
+    environment) compares that release's tokens with it on every line.
+
+    Attributes:
+        id, library, verified, title, explanation: as :class:`CatalogEntry`'s.
+        tokenizer: sacreBLEU's name of the tokenizer.
+        model: our tokenizer variant for the verified releases.
+        reproducer: one line of text.
+        newest_tokens: its tokens with the newest release (ours for it).
+        library_tokens: its tokens with the verified releases (ours for them; the library's).
+        library_code, library_prints: code printing the library's tokens as its users get
+            them, and what it prints with the newest verified release.
+        facts: line -> a sentence about the characters of the line behind the entry, or None.
+    """
+
+    id: str
+    library: str
+    verified: tuple[str, ...]
+    tokenizer: str
+    model: str
+    title: str
+    explanation: str
+    reproducer: str
+    newest_tokens: tuple[str, ...]
+    library_tokens: tuple[str, ...]
+    library_code: str
+    library_prints: str
+    facts: Callable[[str], str | None] | None = None
+
+
+def _facts_intl_unicodedata(line: str) -> str | None:
+    """The characters of ``line`` that sacreBLEU 1.x's intl classes and 2.x's treat apart.
+
+    From the running Python's ``unicodedata`` alone (the judge imports no tokenizer): the
+    backslash (punctuation from 2.0.0 on), numbers other than decimal digits (Nl, No: a number
+    for 2.x, not for 1.x) and code points unassigned here (the regex module's newer Unicode
+    tables may class them).
+    """
+    import unicodedata
+
+    differ = []
+    for c in dict.fromkeys(line):
+        category = unicodedata.category(c)
+        if c == "\\" or category in ("Nl", "No", "Cn"):
+            differ.append(f"U+{ord(c):04X} ({'backslash' if c == chr(92) else category})")
+    if not differ:
+        return None
+    return (f"{len(differ)} character(s) that sacreBLEU 1.x's intl classes (unicodedata "
+            f"{unicodedata.unidata_version}) and 2.x's (the regex module's) treat apart, e.g. "
+            f"{', '.join(differ[:3])}")
+
+
+TOKENIZER_ENTRIES: tuple[TokenizerEntry, ...] = (
+    TokenizerEntry(
+        id="SACREBLEU-INTL-UNICODEDATA",
+        library="sacrebleu", verified=V1, tokenizer="intl", model="intl-unicodedata",
+        title="sacreBLEU before 2.0 builds intl's classes from Python's unicodedata: no backslash, "
+              "only decimal digits are numbers",
+        explanation=(
+            "sacreBLEU 1.x (1.2-1.5) built intl's punctuation and symbol classes at run time from "
+            "unicodedata.category of the running Python, pasting the characters between brackets: "
+            "the backslash then escapes the ']' after it and is not punctuation; and a punctuation "
+            "character stays attached only next to a decimal digit (re's \\d, category Nd). From "
+            "2.0.0 the classes are the regex module's \\p{P}, \\p{S} and \\P{N}: the backslash is "
+            "punctuation, a punctuation character next to any number (Nd, Nl, No: '½', 'Ⅻ') stays "
+            "attached, and the Unicode tables are the regex release's (ours record regex "
+            "2026.11.19's, Unicode 18.0.0), not the Python's. Model: our intl with "
+            "unicodedata_classes() (bleu_compat.tokenizers.reference), the running Python's "
+            "categories with the backslash left out and Nd as the numbers."
+        ),
+        reproducer="a\\b 5.½",
+        newest_tokens=("a", "\\", "b", "5.½"),
+        library_tokens=("a\\b", "5", ".", "½"),
+        library_code="from sacrebleu.tokenizers import TOKENIZERS\n"
+                     "print(TOKENIZERS['intl']()('a\\\\b 5.½').split())",
+        library_prints="['a\\\\b', '5', '.', '½']",
+        facts=_facts_intl_unicodedata,
     ),
 )

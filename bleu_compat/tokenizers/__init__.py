@@ -1,16 +1,21 @@
-"""Tokenizing raw text with sacreBLEU's own tokenizers (CLI convenience).
+"""Tokenizing raw text as sacreBLEU does, with our own tokenizers (CLI convenience).
 
 Outside the tools' contract: the cards take tokens. ``bleu-compat score
---tokenize`` uses this so that raw WMT files can be scored exactly as
-sacreBLEU scores them. sacreBLEU is imported lazily, so the core stays free
-of it.
+--tokenize`` uses these so that raw WMT files are scored exactly as
+sacreBLEU scores them. The tokenizers are ours (:mod:`.reference`, the
+specification, written from the rules; :mod:`.block`, the whole-block fast
+path; :mod:`.releases`, what differs between sacreBLEU releases) and import
+nothing of sacreBLEU: sacreBLEU is imported only to run sacreBLEU (the
+adapters, ``--compare``, ``crosscheck``), where :mod:`.check` compares the
+installed release's tokens with ours.
 """
 
 from __future__ import annotations
 
 from typing import Any, Callable, Iterable
 
-from .errors import ConfigError, OracleUnavailableError
+from ..errors import ConfigError
+from .releases import NEWEST, tokenizer_for
 
 __all__ = [
     "TOKENIZERS",
@@ -21,59 +26,49 @@ __all__ = [
     "split_none_bulk",
     "BULK_HYP_END",
     "BULK_REF_END",
+    "NEWEST",
 ]
 
-#: ``none`` splits on whitespace (Python ``str.split``); the others are sacreBLEU's.
+#: sacreBLEU's tokenizer names that bleu-compat implements.
 TOKENIZERS = ("none", "13a", "intl", "zh", "char")
 
 
-def get_tokenizer(name: str) -> Callable[[str], list[str]]:
-    """A function from one line of raw text to its tokens.
+def get_tokenizer(name: str, *, lowercase: bool = False,
+                  release: str | None = None) -> Callable[[str], list[str]]:
+    """A function from one line of raw text to its tokens, as sacreBLEU's BLEU counts them.
 
-    ``none`` is ``str.split()`` (Unicode whitespace, as sacreBLEU's
-    ``tokenize='none'`` followed by its whitespace split); the others run
-    sacreBLEU's tokenizer and then split its output on whitespace, exactly as
-    sacreBLEU's BLEU does.
+    sacreBLEU's order of steps: ``str.lower()`` when ``lowercase`` (its
+    ``-lc``), ``rstrip()``, the tokenizer, the split on whitespace (Python
+    ``str.split()``: the 29 characters of ``str.isspace()``). ``none`` is the
+    split alone; ``13a``, ``intl``, ``zh`` and ``char`` are described in
+    :mod:`bleu_compat.tokenizers.reference`.
+
+    Args:
+        name: one of :data:`TOKENIZERS`.
+        lowercase: lowercase first (sacreBLEU's ``-lc``).
+        release: the sacreBLEU release whose tokenizer to reproduce (default:
+            the newest measured, :data:`NEWEST`; see :mod:`.releases`).
+
+    Returns:
+        ``line -> list[str]`` (tokens; never empty strings).
 
     Raises:
-        ConfigError: unknown tokenizer name.
-        OracleUnavailableError: sacreBLEU is not installed.
+        ConfigError: unknown tokenizer name, or one the release does not have.
     """
     if name not in TOKENIZERS:
         raise ConfigError(f"tokenize={name!r} must be one of {TOKENIZERS}")
-    if name == "none":
+    tokenizer = tokenizer_for(name, release)
+    if name == "none" and not lowercase:
         return str.split
-    try:
-        from sacrebleu.metrics.bleu import _get_tokenizer
-    except ImportError:
-        try:  # sacreBLEU 1.4-1.5: a table of tokenizer classes
-            from sacrebleu.tokenizers import TOKENIZERS as _TABLE
-        except ImportError as exc:
-            raise OracleUnavailableError(
-                f"sacreBLEU is needed for --tokenize ({_installed()})") from exc
-
-        def _get_tokenizer(name: str) -> Callable[[], Callable[[str], str]]:
-            return _TABLE[name]  # type: ignore[no-any-return]
-    tokenizer = _get_tokenizer(name)()
-
-    def tokenize(line: str) -> list[str]:
-        return tokenizer(line.rstrip()).split()
-
-    return tokenize
+    if lowercase:
+        return lambda line: tokenizer(line.lower().rstrip())
+    return lambda line: tokenizer(line.rstrip())
 
 
-def _installed() -> str:
-    from importlib import metadata
-
-    try:
-        return f"sacreBLEU {metadata.version('sacrebleu')} is installed but has no usable tokenizer API"
-    except metadata.PackageNotFoundError:
-        return "sacreBLEU is not installed"
-
-
-def tokenize_lines(lines: Iterable[str], name: str) -> list[list[str]]:
-    """Tokenize every line with :func:`get_tokenizer` ``(name)``."""
-    tokenize = get_tokenizer(name)
+def tokenize_lines(lines: Iterable[str], name: str, *, lowercase: bool = False,
+                   release: str | None = None) -> list[list[str]]:
+    """Tokenize every line with :func:`get_tokenizer` ``(name, lowercase=..., release=...)``."""
+    tokenize = get_tokenizer(name, lowercase=lowercase, release=release)
     return [tokenize(line) for line in lines]
 
 

@@ -1,0 +1,98 @@
+"""Which tokenizer each sacreBLEU release has: the per-release facts, measured.
+
+Read from every release's source (tags 1.2.21 to 2.6.0) and checked by
+running each release (``oracle_tests/test_matrix.py``, in the environments
+``bleu-compat matrix`` builds):
+
+* ``none``, ``13a`` and ``zh`` tokenize alike in every release (1.x collapses
+  whitespace with ``re.sub(r'\\s+', ' ', ...)`` where 2.x uses
+  ``' '.join(line.split())``: the same characters, so the same tokens; the zh
+  ranges of sacreBLEU #298 are in every release).
+* ``char`` exists from 1.4.14 on (``sacrebleu -tok char`` is refused before).
+* ``intl`` changed in 2.0.0: before, its classes came from Python's
+  ``unicodedata`` and ``re`` (punctuation without the backslash, "number" =
+  decimal digit); from 2.0.0 on, from the ``regex`` module's ``\\p{P}``,
+  ``\\p{S}``, ``\\P{N}`` (:func:`bleu_compat.tokenizers.reference.unicodedata_classes`,
+  :func:`~bleu_compat.tokenizers.reference.regex_classes`). That difference is
+  the catalog entry ``SACREBLEU-INTL-UNICODEDATA``.
+
+A release newer than :data:`NEWEST` is taken to tokenize as :data:`NEWEST`
+(and the run-time check in ``--compare`` and ``crosscheck`` says so if it
+does not).
+"""
+
+from __future__ import annotations
+
+from typing import Callable
+
+from ..errors import ConfigError
+from . import reference
+
+__all__ = ["NEWEST", "CHAR_SINCE", "INTL_REGEX_SINCE", "release_key", "variant", "tokenizer_for",
+           "describe"]
+
+#: the newest sacreBLEU release whose tokenizers were measured
+NEWEST = "2.6.0"
+#: the first release with ``char``
+CHAR_SINCE = "1.4.14"
+#: the first release whose ``intl`` uses the ``regex`` module's classes
+INTL_REGEX_SINCE = "2.0.0"
+
+NAMES = ("none", "13a", "intl", "zh", "char")
+
+
+def release_key(release: str) -> tuple[int, ...]:
+    """``"2.3.1"`` -> ``(2, 3, 1)``; the leading digits of each part (``"2.0.0rc1"`` -> (2, 0, 0)).
+
+    Raises:
+        ConfigError: not a release number.
+    """
+    parts = []
+    for part in release.split("."):
+        digits = ""
+        for c in part:
+            if not c.isdigit():
+                break
+            digits += c
+        if not digits:
+            raise ConfigError(f"{release!r} is not a sacreBLEU release number")
+        parts.append(int(digits))
+    return tuple(parts)
+
+
+def variant(name: str, release: str | None = None) -> str:
+    """The tokenizer ``name`` is in ``release`` (default: :data:`NEWEST`).
+
+    Returns ``name``, or ``"intl-unicodedata"`` for ``intl`` before 2.0.0.
+
+    Raises:
+        ConfigError: unknown name, a malformed release, or ``char`` before 1.4.14.
+    """
+    if name not in NAMES:
+        raise ConfigError(f"tokenize={name!r} must be one of {NAMES}")
+    key = release_key(release or NEWEST)
+    if name == "char" and key < release_key(CHAR_SINCE):
+        raise ConfigError(f"sacreBLEU {release} has no 'char' tokenizer (added in {CHAR_SINCE})")
+    if name == "intl" and key < release_key(INTL_REGEX_SINCE):
+        return "intl-unicodedata"
+    return name
+
+
+def tokenizer_for(name: str, release: str | None = None) -> Callable[[str], list[str]]:
+    """The reference tokenizer (one line -> tokens, no lowercasing, no ``rstrip``) of ``release``."""
+    v = variant(name, release)
+    if v == "intl-unicodedata":
+        classes = reference.unicodedata_classes()
+        return classes.tokens
+    return {"none": reference.none, "13a": reference.mteval_13a, "intl": reference.intl,
+            "zh": reference.zh, "char": reference.char}[v]
+
+
+def describe(name: str, release: str | None = None) -> str:
+    """``"intl (classes of regex 2026.11.19 (Unicode 18.0.0))"`` and the like, for messages."""
+    v = variant(name, release)
+    if v == "intl":
+        return f"intl (classes of {reference.regex_classes().source})"
+    if v == "intl-unicodedata":
+        return f"intl (classes of {reference.unicodedata_classes().source})"
+    return name
