@@ -214,6 +214,14 @@ class Library:
         install: how to install it (``"pip install sacrebleu"``), for messages.
         in_default_compare: whether ``score --compare`` runs it on the card's
             tokens even when no configuration of it is compared.
+        version: for an implementation that is not a Python distribution (a script
+            the user gives), ``"module:function"`` of a function returning its installed
+            version (raising ``OracleUnavailableError`` when there is none), asked each
+            time instead of ``distribution``'s metadata.
+        config_keys: ``BASE:key=value`` keys of its own (e.g. ``path``: the script to
+            run) -> what each is, for the syntax help; its adapter's
+            ``configure(config) -> config`` checks them and completes the configuration
+            (called by :func:`bleu_compat.decompose.parse_config`).
     """
 
     name: str
@@ -238,6 +246,8 @@ class Library:
     reference_release: str | None = None
     install: str = ""
     in_default_compare: bool = False
+    version: str | None = None
+    config_keys: dict[str, str] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         missing = [n for n in FACTOR_NAMES if n not in self.factors]

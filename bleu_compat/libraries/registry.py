@@ -39,6 +39,7 @@ __all__ = [
 KNOWN_IMPLEMENTATIONS: dict[str, str] = {
     "sacrebleu": "bleu_compat.libraries.sacrebleu:LIBRARY",
     "nltk": "bleu_compat.libraries.nltk:LIBRARY",
+    "multi-bleu": "bleu_compat.libraries.multi_bleu:LIBRARY",
 }
 #: examples of ``score --compare`` configurations for the syntax help (those whose
 #: implementation is registered are shown)

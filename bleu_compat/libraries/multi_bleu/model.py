@@ -458,7 +458,7 @@ def _corpus(dialect: MultiBleuDialect, request: dict[str, Any], on: frozenset[st
         return {"bleu": 0.0, "brevity_penalty": 0.0, "candidate_length": 0,
                 "reference_length": 0, "max_order": 4}
     if c == 0 and r > 0 and EMPTY_HYPOTHESES in on:
-        return {"error": DIVISION_BY_ZERO}
+        return {"error": f"PerlDie: {DIVISION_BY_ZERO}"}
     matches = [x or 0 for x in stats["correct"]]
     totals = [x or 0 for x in stats["total"]]
     bp = card_bp(c, r)
@@ -485,9 +485,10 @@ def _smoothing(request: dict[str, Any], on: frozenset[str]) -> dict[str, Any]:
     sm, st, used = card_smoothing(request)
     bp = card_bp(request["candidate_length"], request["reference_length"])
     bleu = card_smoothed_bleu(request, sm, st, used, bp)
-    if PRINTS_SMOOTHING in on:
-        bleu = float(perl_fixed(100 * bleu, 2)) / 100
     decimals = request.get("decimals")
+    if PRINTS_SMOOTHING in on:  # what the adapter reads from the line: BLEU and BP only
+        return {"bleu": float(perl_fixed(100 * bleu, 2)) / 100,
+                "brevity_penalty": float(perl_fixed(bp, 3))}
     return {"bleu": _round(bleu, decimals), "brevity_penalty": _round(bp, decimals),
             "orders_used": used, "smoothed_matches": sm, "smoothed_totals": st}
 
