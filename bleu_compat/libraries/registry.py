@@ -40,6 +40,7 @@ KNOWN_IMPLEMENTATIONS: dict[str, str] = {
     "sacrebleu": "bleu_compat.libraries.sacrebleu:LIBRARY",
     "nltk": "bleu_compat.libraries.nltk:LIBRARY",
     "multi-bleu": "bleu_compat.libraries.multi_bleu:LIBRARY",
+    "mteval-v13a": "bleu_compat.libraries.mteval_v13a:LIBRARY",
 }
 #: examples of ``score --compare`` configurations for the syntax help (those whose
 #: implementation is registered are shown)

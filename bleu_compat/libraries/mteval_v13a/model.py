@@ -250,7 +250,7 @@ def _corpus(dialect: MtevalDialect, mode: str, request: dict[str, Any], on: froz
     stats = count(hyps, refs)
     c, r = stats["hyp_len"], stats["ref_len"]
     if ZERO_LENGTH_DIES in on and dialect.length_line and (r == 0 or c == 0):
-        return {"error": DIVISION_BY_ZERO if r == 0 else LOG_OF_ZERO}
+        return {"error": "PerlDie: " + (DIVISION_BY_ZERO if r == 0 else LOG_OF_ZERO)}
     match, total = stats["match"][:n_orders], stats["total"][:n_orders]
     bp = card_bp(c, r)
     decimals = request.get("decimals")
