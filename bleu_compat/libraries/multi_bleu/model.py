@@ -427,7 +427,8 @@ def multi_bleu_run(dialect: MultiBleuDialect, hypothesis: bytes, numbered: Seque
             line = ascii_lower(line)
         hyps.append(ascii_split(line))
     stats = multi_bleu_counts(hyps, refs, dialect.ties, dialect.skip_empty_references)
-    return multi_bleu_line(dialect, stats, len(refs), len(refs[0]) if refs else 0)
+    # "%i sents": scalar @REF, which the loop over @{$REF[$s]} extends to every hypothesis line
+    return multi_bleu_line(dialect, stats, max(len(refs), len(hyps)), len(refs[0]) if refs else 0)
 
 
 # ----------------------------------------------------------------------------- card-shaped dialect
