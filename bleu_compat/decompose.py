@@ -180,12 +180,9 @@ class Configuration:
 #: the card on ``str.split()`` tokens (named ``multi-bleu`` before the Perl script itself was
 #: a configuration: that name is refused with a pointer to both)
 CARD_SPLIT = "card-split"
-#: configuration names that were renamed -> the message that says so
-RENAMED = {
-    "multi-bleu": (f"'multi-bleu' was the card on str.split() tokens: it is now called "
-                   f"'{CARD_SPLIT}' (bleu-compat's formula, not the Perl script); to run "
-                   "Moses' multi-bleu.perl itself give 'multi-bleu.perl:path=FILE'"),
-}
+#: configuration names that were renamed -> the message that says so (the registry keeps them:
+#: an old name may be an implementation's name today)
+from bleu_compat.libraries.registry import RENAMED_CONFIGURATIONS as RENAMED  # noqa: E402
 
 
 def _builtin() -> dict[str, Configuration]:

@@ -1,4 +1,4 @@
-"""multi-bleu-detok.perl's dialect: multi-bleu.perl's counting on mteval-v13a's tokens.
+"""multi-bleu-detok.perl's dialect (model only: not yet a registered plug-in): multi-bleu.perl's counting on mteval-v13a's tokens.
 
 Facts read in ``scripts/generic/multi-bleu-detok.perl`` (github:moses-smt/mosesdecoder,
 both releases: ``entries.RELEASES``), checked by running them; nothing of its code is
