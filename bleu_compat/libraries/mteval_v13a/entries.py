@@ -155,10 +155,10 @@ ENTRIES: tuple[CatalogEntry, ...] = (
             "so the score is small but not 0 (printed 0.0000 unless the segment is short). "
             "The card gives 0. Model: the script's bleu_score."
         ),
-        reproducer={"hypotheses": [["a"]], "references": [[["b"]]]},
-        reproducer_field="bleu", card_value=0, library_value=0.5,
-        library_code=LIBRARY_CODE + "print(mteval('a', 'b'))",
-        library_prints="0.5000",
+        reproducer={"hypotheses": [["a", "b", "c", "d"]], "references": [[["w", "x", "y", "z"]]]},
+        reproducer_field="bleu", card_value=0, library_value=0.0799,
+        library_code=LIBRARY_CODE + "print(mteval('a b c d', 'w x y z'))",
+        library_prints="0.0799",
     ),
     CatalogEntry(
         id="MTEVAL-V13A-RETOKENIZES",

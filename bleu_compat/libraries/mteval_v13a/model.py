@@ -254,13 +254,17 @@ def _corpus(dialect: MtevalDialect, mode: str, request: dict[str, Any], on: froz
     match, total = stats["match"][:n_orders], stats["total"][:n_orders]
     bp = card_bp(c, r)
     decimals = request.get("decimals")
-    empty = any(t == 0 for t in total)
-    if (match[0] == 0 and c > 0 and NO_MATCH_SMOOTHED in on) or (
-            any(m == 0 and t > 0 for m, t in zip(match, total)) and ZERO_MATCH_SMOOTHED in on) or (
-            empty and c > 0 and EMPTY_ORDER_LOG_1 in on):
-        bleu = bleu_rows(match, total, r)[1][n_orders - 1]
-    elif any(m == 0 for m in match) or c == 0:
+    needs = set()  # what makes mteval score where the card gives 0
+    if c > 0 and match[0] == 0:
+        needs.add(NO_MATCH_SMOOTHED)
+    elif any(m == 0 and t > 0 for m, t in zip(match, total)):
+        needs.add(ZERO_MATCH_SMOOTHED)
+    if c > 0 and any(t == 0 for t in total):
+        needs.add(EMPTY_ORDER_LOG_1)
+    if c == 0:
         bleu = 0.0
+    elif needs:
+        bleu = bleu_rows(match, total, r)[1][n_orders - 1] if needs <= on else 0.0
     else:
         bleu = bleu_rows(match, total, r)[1][n_orders - 1]
     out = {"bleu": _round(bleu, decimals), "max_order": n_orders}
