@@ -115,6 +115,13 @@ class Configuration:
             hypothesis' score against every reference of the corpus.
         call: which of the library's functions its adapter calls (``""``: the usual one).
         options: the keys ``BASE:key=value`` may change (None: every key).
+        whitespace, chop: how a script reads text (:mod:`bleu_compat.text_rules`:
+            ``"python"``/``"perl"``/``"ascii"``; ``"off"``/``"byte"``/``"char"``);
+            ``lowercase`` may also be ``"ascii"`` or ``"perl"`` there.
+        settings: an implementation's own ``key=value`` settings (its declaration's
+            ``config_keys``, e.g. ``path``), as given.
+        release: the implementation's release this configuration runs (a script's,
+            identified by its file), or "" for the installed one.
     """
 
     name: str
@@ -129,6 +136,10 @@ class Configuration:
     aggregation: str = "corpus"
     call: str = ""
     options: tuple[str, ...] | None = None
+    whitespace: str = "python"
+    chop: str = "off"
+    settings: tuple[tuple[str, str], ...] = ()
+    release: str = ""
 
     # ------------------------------------------------------------ canonical factors
     @property
@@ -161,9 +172,24 @@ class Configuration:
         agg = "" if self.aggregation == "corpus" else f"|agg:{self.aggregation}"
         if self.call:
             agg += f"|call:{self.call}"
-        return (f"case:{'lc' if self.lowercase else 'mixed'}|eff:{'yes' if self.effective_order else 'no'}"
+        if self.whitespace != "python":
+            agg += f"|ws:{self.whitespace}"
+        if self.chop != "off":
+            agg += f"|chop:{self.chop}"
+        if self.release:
+            agg += f"|release:{self.release}"
+        case = "mixed" if not self.lowercase else "lc" if self.lowercase is True else f"lc-{self.lowercase}"
+        return (f"case:{case}|eff:{'yes' if self.effective_order else 'no'}"
                 f"|tok:{self.tokenize}|smooth:{smooth}|order:{self.max_order}|impl:{self.implementation}"
                 + agg)
+
+
+#: the card on ``str.split()`` tokens (named ``multi-bleu`` before the Perl script itself was
+#: a configuration: that name is refused with a pointer to both)
+CARD_SPLIT = "card-split"
+#: configuration names that were renamed -> the message that says so (the registry keeps them:
+#: an old name may be an implementation's name today)
+from bleu_compat.libraries.registry import RENAMED_CONFIGURATIONS as RENAMED  # noqa: E402
 
 
 def _builtin() -> dict[str, Configuration]:
@@ -174,8 +200,8 @@ def _builtin() -> dict[str, Configuration]:
                 b.name, lib.name, b.tokenize, lowercase=b.lowercase, smoothing=b.smoothing,
                 smooth_value=b.smooth_value, effective_order=b.effective_order,
                 max_order=b.max_order, aggregation=b.aggregation, call=b.call, options=b.options)
-    # bleu-compat's own: the card on str.split() tokens (multi-bleu.perl's tokens), and the card
-    out["multi-bleu"] = Configuration("multi-bleu", CARD, "split")
+    # bleu-compat's own: the card on str.split() tokens, and the card
+    out[CARD_SPLIT] = Configuration(CARD_SPLIT, CARD, "split")
     out["card"] = Configuration("card", CARD, "13a")
     return out
 
@@ -221,6 +247,8 @@ def _config_syntax() -> str:
         groups.setdefault(methods, []).append(lib.display_name if lib is not None else name)
     smooth = "; ".join(f"{join_names(who)}: {'|'.join(methods)}" for methods, who in groups.items())
     values = ", ".join(lib.value_doc for lib in _libraries() if lib.value_doc)
+    own = "".join(f", {key}=... ({lib.display_name}: {doc})" for lib in _libraries()
+                  for key, doc in lib.config_keys.items())
     no_eff = [lib.display_name for lib in _libraries() if lib.no_effective_order]
     examples = " or ".join(f"'{e}'" for e in SYNTAX_EXAMPLES
                            if e.partition(":")[0] in BUILTIN)
@@ -231,7 +259,7 @@ def _config_syntax() -> str:
         + (f" ({values})" if values else "")
         + ", eff=yes|no (effective order"
         + (f"; not {join_names(no_eff, 'or')}" if no_eff else "")
-        + "), order=N (max n-gram order)"
+        + "), order=N (max n-gram order)" + own
         + (f", e.g. {examples}" if examples else "")
     )
 
@@ -289,18 +317,30 @@ def parse_config(spec: str, *, card_tokenize: str = "13a",
         ValueError: unknown name, key or value (the message says which).
     """
     base, _, rest = spec.partition(":")
+    if base in RENAMED:
+        raise ValueError(RENAMED[base])
     if base not in BUILTIN:
         raise ValueError(f"unknown configuration {base!r}: {CONFIG_SYNTAX}")
     cfg = BUILTIN[base]
     if base == "card":
         cfg = replace(cfg, tokenize=card_tokenize, lowercase=card_lowercase)
     changes: dict[str, Any] = {}
-    for item in filter(None, (p.strip() for p in rest.split(","))):
+    own_keys = getattr(_library(cfg.implementation), "config_keys", {})
+    settings: list[tuple[str, str]] = []
+    items = [p.strip() for p in rest.split(",")]
+    if "path" in own_keys:  # a path may hold commas: path= takes the rest of the spec
+        first = next((k for k, p in enumerate(items) if p.startswith("path=")), None)
+        if first is not None:
+            items = items[:first] + [",".join(rest.split(",")[first:]).strip()]
+    for item in filter(None, items):
         key, eq, value = item.partition("=")
         if key == "lc" and not eq:
             value, eq = "yes", "="
         if not eq:
             raise ValueError(f"{spec}: {item!r} is not key=value")
+        if key in own_keys:
+            settings.append((key, value))
+            continue
         if cfg.options is not None and key in _KEYS and key not in cfg.options:
             raise ValueError(f"{spec}: {key}= cannot be set on {base} (its call takes "
                              f"{', '.join(cfg.options) or 'no option'})")
@@ -332,10 +372,13 @@ def parse_config(spec: str, *, card_tokenize: str = "13a",
             changes["max_order"] = int(value)
         else:
             raise ValueError(f"{spec}: unknown key {key!r}: {CONFIG_SYNTAX}")
-    cfg = replace(cfg, name=spec if rest else cfg.name, **changes)
+    cfg = replace(cfg, name=spec if rest else cfg.name, settings=tuple(settings), **changes)
     if cfg.smooth_value is not None:
         _check_smooth_value(spec, cfg)
     lib = _library(cfg.implementation)
+    configure = getattr(lib.adapter_module(), "configure", None) if lib is not None else None
+    if configure is not None:  # the implementation checks its own keys and completes the config
+        cfg = configure(cfg)
     if lib is not None and lib.no_effective_order and cfg.effective_order:
         raise ValueError(f"{spec}: {lib.no_effective_order}")
     cfg.card_smoothing  # checks add-k's k
@@ -361,14 +404,23 @@ _tokens = config_tokens
 
 
 def library_points(cfg: Configuration, hyp_lines: Sequence[str],
-                   ref_lines: Sequence[Sequence[str]]) -> float:
+                   ref_lines: Sequence[Sequence[str]],
+                   paths: tuple[str, Sequence[str]] | None = None) -> float:
     """The implementation's own number on its own scale (its declaration's ``native.scale``:
     sacreBLEU's ``score`` on 0–100, NLTK's 0–1 value); the card's 0–1 value.
+
+    ``paths`` (the hypothesis file and the reference files): an adapter with
+    ``score_files(config, hypothesis, references)`` runs on the files themselves (a
+    script reads their bytes, final newline included).
 
     Raises:
         OracleUnavailableError: the library is not installed.
     """
     lib = _library(cfg.implementation)
+    if lib is not None and paths is not None:
+        adapter = lib.adapter_module()
+        if hasattr(adapter, "score_files"):
+            return float(adapter.score_files(cfg, paths[0], list(paths[1])))
     if lib is not None:
         return float(lib.adapter_module().score_lines(cfg, hyp_lines, ref_lines))
     return run_library(cfg, hyp_lines, ref_lines)
@@ -422,7 +474,7 @@ class _Statistics:
 
     def __init__(self, hyp_path: str, ref_paths: Sequence[str], max_order: int) -> None:
         self.hyp_path, self.ref_paths, self.max_order = hyp_path, list(ref_paths), max_order
-        self._cache: dict[tuple[str, bool], tuple[Any, list[list[int]]]] = {}
+        self._cache: dict[tuple[Any, ...], tuple[Any, list[list[int]]]] = {}
         self._lengths: dict[tuple[str, str, bool], list[list[int]]] = {}
         self._pooled: dict[tuple[str, str, bool], tuple[list[list[int]], list[int]]] = {}
         self._tmp: tempfile.TemporaryDirectory[str] | None = None
@@ -515,9 +567,33 @@ class _Statistics:
             self._pooled[key] = (rows, lengths)
         return self._pooled[key]
 
-    def get(self, tok: str, lowercase: bool) -> tuple[Any, list[list[int]]]:
-        """(SufficientStats, rows ``[m_1..m_N, l_1..l_N, hyp_len, ref_len]`` per segment)."""
-        key = (tok, lowercase)
+    def get(self, tok: str, lowercase: Any, whitespace: str = "python",
+            chop: str = "off") -> tuple[Any, list[list[int]]]:
+        """(SufficientStats, rows ``[m_1..m_N, l_1..l_N, hyp_len, ref_len]`` per segment).
+
+        Under text rules other than Python's (:mod:`bleu_compat.text_rules`: a script's
+        case, whitespace and ``chop``) the tokens are made line by line and counted with
+        :func:`bleu_compat.stats.segment_stats`.
+        """
+        from bleu_compat.text_rules import is_plain
+
+        key = (tok, lowercase, whitespace, chop)
+        if key not in self._cache and not is_plain(lowercase, whitespace, chop):
+            from bleu_compat.stats import SufficientStats, segment_stats
+            from bleu_compat.text_rules import rule_tokens
+
+            try:
+                hyps = rule_tokens(self.hyp_path, tok, lowercase, whitespace, chop)
+                refs = [rule_tokens(p, tok, lowercase, whitespace, chop) for p in self.ref_paths]
+            except ValueError as exc:
+                raise UnreproducedError(str(exc)) from None
+            total = SufficientStats.zero(self.max_order)
+            rule_rows: list[list[int]] = []
+            for k, hyp in enumerate(hyps):
+                seg = segment_stats(hyp, [r[k] for r in refs if k < len(r)], max_order=self.max_order)
+                total = total + seg
+                rule_rows.append([*seg.matches, *seg.totals, seg.hyp_len, seg.ref_len])
+            self._cache[key] = (total, rule_rows)
         if key not in self._cache:
             from bleu_compat.stream import corpus_stats_files
 
@@ -765,9 +841,9 @@ class _Evaluator:
         applied in :func:`_order`'s order (computed once per combination)."""
         tok, case = state["tokenization"], state["case"]
         kinds = tuple(kind for name, kind in _statistics().items() if state[name])
-        key = (tok, case, kinds)
+        key = (tok, case, state["whitespace"], state["chop"], kinds)
         if key not in self._changed:
-            total, rows = self.stats.get(tok, case)
+            total, rows = self.stats.get(tok, case, state["whitespace"], state["chop"])
             stats: Stats = {"matches": list(total.matches), "totals": list(total.totals),
                             "candidate_length": total.hyp_len, "reference_length": total.ref_len}
             counted = Counted(rows, self.max_order, tok, case,
@@ -826,6 +902,8 @@ def _end_state(cfg: Configuration) -> dict[str, Any]:
     state: dict[str, Any] = {
         "case": cfg.lowercase,
         "tokenization": cfg.stats_tokenize,
+        "whitespace": cfg.whitespace,
+        "chop": cfg.chop,
         "smoothing": cfg.card_smoothing,
         "effective order": cfg.effective_order,
         POOLED: cfg.aggregation == "pooled-mean",
@@ -844,7 +922,10 @@ def _end_state(cfg: Configuration) -> dict[str, Any]:
 POOLED = "pooled references"
 #: the request's factors, in the order of the sequential steps (the statistics changes
 #: follow, then the arithmetic)
-_REQUEST_ORDER = ("case", "tokenization", "smoothing", "effective order", POOLED)
+_REQUEST_ORDER = ("case", "tokenization", "whitespace", "chop", "smoothing", "effective order",
+                  POOLED)
+#: the factors that change the tokens (their lines: the segments whose statistics change)
+_TEXT_FACTORS = ("tokenization", "case", "whitespace", "chop")
 
 
 def _order() -> tuple[str, ...]:
@@ -908,7 +989,16 @@ def _factors(a: Configuration, b: Configuration, sa: dict[str, Any], sb: dict[st
 
 def _describe(name: str, value: Any) -> str:
     if name == "case":
-        return "lowercased" if value else "mixed case"
+        return {False: "mixed case", True: "lowercased", "ascii": "A-Z lowercased (ASCII only)",
+                "perl": "lowercased per character (Perl lc: no final sigma)"}[value]
+    if name == "whitespace":
+        return {"python": "Python's str.split() whitespace",
+                "perl": "Perl's \\s (not U+001C-U+001F; no rstrip)",
+                "ascii": "ASCII whitespace only (Perl on bytes)"}[value]
+    if name == "chop":
+        return {"off": "last line kept", "byte": "chop: last byte of a file without a final "
+                "newline dropped", "char": "chop: last character of a file without a final "
+                "newline dropped"}[value]
     if name == "tokenization":
         return "str.split()" if value == "none" else value
     if name == "smoothing":
@@ -1078,7 +1168,7 @@ def segment_behind(cause: str, max_order: int, row: Sequence[int],
     kind = _statistics().get(cause)
     if kind is not None:
         return STATISTICS_KINDS[kind].behind(row, max_order, ref_lengths)
-    if cause in ("tokenization", "case"):
+    if cause in _TEXT_FACTORS:
         return other is not None and list(row) != list(other)
     return False
 
@@ -1088,16 +1178,17 @@ def _lines_behind(name: str, state: dict[str, Any], nxt: dict[str, Any], ev: _Ev
     n = ev.max_order
     kind = _statistics().get(name)
     if kind is not None:
-        _, rows = ev.stats.get(state["tokenization"], state["case"])
+        _, rows = ev.stats.get(state["tokenization"], state["case"], state["whitespace"],
+                               state["chop"])
         tok = _describe("tokenization", state["tokenization"])
         lengths = (ev.stats.ref_lengths(state["tokenization"], state["case"])
                    if STATISTICS_KINDS[kind].needs_lengths else [None] * len(rows))
         return (tuple(k + 1 for k, (row, ls) in enumerate(zip(rows, lengths))
                       if segment_behind(name, n, row, ref_lengths=ls)),
                 STATISTICS_KINDS[kind].lines(n, tok))
-    if name in ("tokenization", "case"):
-        _, r1 = ev.stats.get(state["tokenization"], state["case"])
-        _, r2 = ev.stats.get(nxt["tokenization"], nxt["case"])
+    if name in _TEXT_FACTORS:
+        _, r1 = ev.stats.get(state["tokenization"], state["case"], state["whitespace"], state["chop"])
+        _, r2 = ev.stats.get(nxt["tokenization"], nxt["case"], nxt["whitespace"], nxt["chop"])
         return (tuple(k + 1 for k, (x, y) in enumerate(zip(r1, r2))
                       if segment_behind(name, n, x, y)),
                 "segments whose statistics change")
@@ -1205,7 +1296,7 @@ def decompose(a: Configuration, b: Configuration, a_bleu: float, b_bleu: float,
         other: dict[str, tuple[int, ...]] = {}
         if f.key in _statistics():  # the same change's lines in the other tokenization
             for s in (sa, sb):
-                if s["tokenization"] != state["tokenization"] or s["case"] != state["case"]:
+                if any(s[k] != state[k] for k in _TEXT_FACTORS):
                     l2, n2 = _lines_behind(f.key, s, s, ev)
                     other[n2] = l2
         change = f"{_describe(f.key, f.a)} -> {_describe(f.key, f.b)}"
@@ -1269,7 +1360,7 @@ def compare(hypothesis: str, references: Sequence[str],
     for c in cfgs:
         if progress:
             progress(f"running {c.name} ({c.implementation})")
-        points = library_points(c, hyp_lines, ref_lines)
+        points = library_points(c, hyp_lines, ref_lines, (hypothesis, list(references)))
         lib = _library(c.implementation)
         on_100 = lib is not None and lib.native.scale == "0-100"
         bleu = points / 100 if on_100 else points

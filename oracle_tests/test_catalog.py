@@ -39,7 +39,7 @@ def _verified_on_installed(e) -> None:
 
     try:
         installed = library_version(e.library)
-    except OracleUnavailableError as exc:
+    except OracleUnavailableError as exc:  # not installed, or a script the environment does not name
         pytest.skip(f"{e.id}: {exc}")
     if installed not in e.verified:
         pytest.skip(f"{e.id} is verified on {e.library} {', '.join(e.verified)}; {installed} is installed")

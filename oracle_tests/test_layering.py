@@ -109,7 +109,7 @@ def test_every_library_folder_is_judged() -> None:
     """The judge list covers every implementation folder (a new one cannot slip past the check)."""
     from bleu_compat.libraries.registry import KNOWN_IMPLEMENTATIONS
 
-    folders = {path.split(":")[0].rsplit(".", 1)[1] for path in KNOWN_IMPLEMENTATIONS.values()}
+    folders = {path.split(":")[0].rsplit(".", 1)[-1] for path in KNOWN_IMPLEMENTATIONS.values()}
     assert folders <= set(LIBRARY_DIRS), (KNOWN_IMPLEMENTATIONS, LIBRARY_DIRS)
     assert len(JUDGE) == 5 + 3 * len(LIBRARY_DIRS)
 

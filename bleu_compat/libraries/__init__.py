@@ -121,17 +121,28 @@ def dispatch(
     return AdapterResult(library, version, mode, tool_id, output, raw)
 
 
-@functools.lru_cache(maxsize=None)
 def library_version(library: str) -> str:
     """The installed version of the registered implementation ``library``.
 
     Read once per process from its distribution's metadata (package metadata
-    lookups cost about a millisecond, a fifth of a brevity-penalty cross-check).
+    lookups cost about a millisecond, a fifth of a brevity-penalty cross-check);
+    an implementation that declares ``version_each_call`` (a script the user
+    gives, whose release is its file's) is asked each time.
 
     Raises:
         OracleUnavailableError: the library is not installed.
         UnknownLibraryError: no implementation of that name is registered.
     """
+    from bleu_compat.libraries.registry import library as declared
+
+    lib = declared(library)
+    if lib.version_each_call:
+        return lib.installed_version()
+    return _distribution_version(library)
+
+
+@functools.lru_cache(maxsize=None)
+def _distribution_version(library: str) -> str:
     from importlib import metadata
 
     from bleu_compat.errors import OracleUnavailableError

@@ -236,6 +236,13 @@ class Library:
             ``line -> tokens`` as the library's BLEU makes them. Where it runs on raw
             text, the run-time check (:mod:`bleu_compat.tokenizers.check`, issue 20)
             compares those tokens with ours for its installed release.
+        version_each_call: ``version_source`` is asked each time, not once per process
+            (a script the user gives, whose release is its file's; it raises
+            ``OracleUnavailableError`` when there is none).
+        config_keys: ``BASE:key=value`` keys of its own (e.g. ``path``: the script to
+            run) -> what each is, for the syntax help; its adapter's
+            ``configure(config) -> config`` checks them and completes the configuration
+            (called by :func:`bleu_compat.decompose.parse_config`).
     """
 
     name: str
@@ -264,6 +271,8 @@ class Library:
     model_imports: tuple[str, ...] = ()
     version_source: str | None = None
     tokens: str | None = None
+    version_each_call: bool = False
+    config_keys: dict[str, str] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         missing = [n for n in FACTOR_NAMES if n not in self.factors]

@@ -32,7 +32,7 @@ from bleu_compat.libraries.plugin import Library
 __all__ = [
     "KNOWN_IMPLEMENTATIONS", "ENTRY_POINT_GROUP", "UnknownLibraryError", "libraries", "library",
     "names", "of_implementation", "implementation_ids", "installed", "is_installed", "register", "reset", "quiet_loggers",
-    "display_name", "join_names", "ENV", "SYNTAX_EXAMPLES",
+    "display_name", "join_names", "ENV", "SYNTAX_EXAMPLES", "RENAMED_CONFIGURATIONS",
 ]
 
 #: name -> "module:attribute" of its :class:`Library`, in report order
@@ -46,10 +46,18 @@ KNOWN_IMPLEMENTATIONS: dict[str, str] = {
     "hf-bleu": "bleu_compat.libraries.hf_bleu:LIBRARY",
     "bleuscore": "bleu_compat.libraries.bleuscore:LIBRARY",
     "t2t": "bleu_compat.libraries.t2t:LIBRARY",
+    "multi-bleu": "bleu_compat.libraries.multi_bleu:LIBRARY",
+    "mteval-v13a": "bleu_compat.libraries.mteval_v13a:LIBRARY",
 }
 #: examples of ``score --compare`` configurations for the syntax help (those whose
 #: implementation is registered are shown)
 SYNTAX_EXAMPLES: tuple[str, ...] = ("nltk:tok=13a,smooth=method1", "sacrebleu:tok=none,smooth=none")
+#: ``score --compare`` configuration names that were renamed -> the message refusing them
+RENAMED_CONFIGURATIONS: dict[str, str] = {
+    "multi-bleu": ("'multi-bleu' was the card on str.split() tokens: it is now called "
+                   "'card-split' (bleu-compat's formula, not the Perl script); to run "
+                   "Moses' multi-bleu.perl itself give 'multi-bleu.perl:path=FILE'"),
+}
 #: the entry point group of implementations shipped by other packages
 ENTRY_POINT_GROUP = "bleu_compat.libraries"
 #: the environment variable restricting the registry (comma-separated names)

@@ -1,0 +1,104 @@
+"""Tokens under the text rules of scripts that do not read text as Python does.
+
+``score --compare`` decomposes a gap into factors; three of them change the tokens
+before any counting, as scripts written in other languages read text (Perl's, for
+example):
+
+* ``case``: ``False`` (as written), ``True`` (Python's ``str.lower``), ``"ascii"`` (A–Z
+  only, as Perl's ``lc`` on bytes and ``tr/[A-Z]/[a-z]/``), ``"perl"`` (each character's
+  own lowercase mapping: no final sigma);
+* ``whitespace``: what splits tokens: ``"python"`` (``str.split()`` and the tokenizers'
+  ``rstrip``), ``"perl"`` (Perl's Unicode ``\\s``: Python's set less U+001C–U+001F, no
+  ``rstrip``), ``"ascii"`` (TAB, LF, VT, FF, CR and space only);
+* ``chop``: ``"off"``, ``"byte"`` or ``"char"``: the last line of a file that does not
+  end with a newline loses its last byte (Perl's ``chop`` on undecoded text: perhaps half
+  a UTF-8 character) or character.
+
+:func:`rule_tokens` gives every line's tokens under a choice of those and one of the
+tokenizers of :mod:`bleu_compat.tokenizers`. A tokenizer splits on Python's whitespace;
+under another rule, the characters that Python's split would break at and the rule does
+not are first replaced by private-use placeholders (neither whitespace, digits nor the
+13a tokenizer's punctuation, as those characters are not) and put back in the tokens.
+Lines end at LF; a CR before it is dropped (as :mod:`bleu_compat.corpus_io` reads).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+__all__ = ["CASES", "WHITESPACES", "CHOPS", "rule_tokens", "is_plain"]
+
+CASES = (False, True, "ascii", "perl")
+WHITESPACES = ("python", "perl", "ascii")
+CHOPS = ("off", "byte", "char")
+
+_PYTHON_WS = "".join(chr(c) for c in range(0x110000) if chr(c).isspace())
+_ASCII_WS = "\t\n\x0b\x0c\r "
+_PERL_WS = "".join(c for c in _PYTHON_WS if c not in "\x1c\x1d\x1e\x1f")
+_PLACEHOLDER_BASE = 0xF0000
+_UPPER = str.maketrans({chr(c): chr(c + 32) for c in range(65, 91)})
+
+
+def is_plain(case: Any, whitespace: str, chop: str) -> bool:
+    """Whether these rules are Python's own (the fast statistics path counts those)."""
+    return case in (False, True) and whitespace == "python" and chop == "off"
+
+
+def _placeholders(whitespace: str) -> dict[str, str]:
+    keep = {"python": _PYTHON_WS, "perl": _PERL_WS, "ascii": _ASCII_WS}[whitespace]
+    return {c: chr(_PLACEHOLDER_BASE + k)
+            for k, c in enumerate(c for c in _PYTHON_WS if c not in keep)}
+
+
+def _lines(path: str | Path, chop: str) -> list[str]:
+    data = Path(path).read_bytes()
+    ends_with_newline = data.endswith(b"\n")
+    raw = data.split(b"\n")
+    if ends_with_newline or not data:
+        raw.pop()
+    raw = [line[:-1] if line.endswith(b"\r") and (k < len(raw) - 1 or ends_with_newline) else line
+           for k, line in enumerate(raw)]
+    if chop == "byte" and raw and not ends_with_newline:
+        raw[-1] = raw[-1][:-1]
+    lines = [line.decode("utf-8", "surrogateescape") for line in raw]
+    if chop == "char" and lines and not ends_with_newline:
+        lines[-1] = lines[-1][:-1]
+    return lines
+
+
+def _lower(line: str, case: Any) -> str:
+    if case is True:
+        return line.lower()
+    if case == "ascii":
+        return line.translate(_UPPER)
+    if case == "perl":
+        return "".join(ch.lower() for ch in line)
+    return line
+
+
+def rule_tokens(path: str | Path, tokenize: str, case: Any, whitespace: str,
+                chop: str) -> list[list[str]]:
+    """Every line's tokens: ``case``, then the tokenizer ``tokenize`` (``none`` or ``split``:
+    whitespace only) splitting on ``whitespace``'s characters.
+
+    Raises:
+        ValueError: an unknown rule, or a line holding one of the placeholders.
+    """
+    from bleu_compat.tokenizers import get_tokenizer
+
+    if case not in CASES or whitespace not in WHITESPACES or chop not in CHOPS:
+        raise ValueError(f"unknown text rules {case!r}, {whitespace!r}, {chop!r}")
+    ph = _placeholders(whitespace)
+    back = {v: k for k, v in ph.items()}
+    table = str.maketrans(ph)
+    undo = str.maketrans(back)
+    tok = get_tokenizer("none" if tokenize in ("none", "split") else tokenize)
+    out = []
+    for k, line in enumerate(_lines(path, chop), 1):
+        if back and any(c in line for c in back):
+            raise ValueError(f"{path} line {k} holds a private-use character U+F00xx that the "
+                             "decomposition uses to mark whitespace")
+        line = _lower(line, case).translate(table)
+        out.append([t.translate(undo) for t in tok(line)] if ph else tok(line))
+    return out

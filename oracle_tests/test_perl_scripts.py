@@ -1,0 +1,272 @@
+"""The Moses/NIST Perl scripts (issue 22): models against published outputs and the real scripts.
+
+* The dialect models reproduce, with no Perl run, what the scripts printed in public:
+  nltk_data's wmt15_eval (README: ``multi-bleu.perl ref.ru < google.ru`` ->
+  ``BLEU = 23.17, 53.8/29.6/17.6/10.3 (BP=1.000, ratio=1.074, hyp_len=1989, ref_len=1852)``;
+  ``mteval-13a.output``: mteval-v13a.pl on the SGML of the tokenized Google output and the
+  raw reference) and sacreBLEU's test.sh MTEVAL table (mteval-v13a.pl -c on WMT17 en-de,
+  2 decimals), both in ../shared/real (SOURCES.md cites them).
+* Where ``$BLEU_COMPAT_MOSES_SCRIPTS`` names a directory holding the scripts, the real
+  ones run too (``score --compare``: the printed number, the release, the decomposition);
+  ``$BLEU_COMPAT_MOSES_HISTORY`` (a directory of historical versions, any file names) runs
+  every known release found there against its model on generated files.
+* Bad input: a missing path, another script's file, a file Perl cannot run, a hang, an
+  unparseable output, a missing Perl module: one line naming the file, exit 2.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import random
+import re
+import subprocess
+import sys
+import tempfile
+from decimal import Decimal
+from pathlib import Path
+
+import pytest
+
+from bleu_compat.libraries.multi_bleu.model import DIALECTS as MB, multi_bleu_run, perl_fixed
+from bleu_compat.libraries.mteval_v13a.model import DIALECTS as MT, mteval_run
+
+REPO = Path(__file__).resolve().parent.parent
+SCRIPTS = os.environ.get("BLEU_COMPAT_MOSES_SCRIPTS", "")
+HISTORY = os.environ.get("BLEU_COMPAT_MOSES_HISTORY", "")
+needs_scripts = pytest.mark.skipif(
+    not SCRIPTS, reason="BLEU_COMPAT_MOSES_SCRIPTS (a directory with mosesdecoder's "
+                        "scripts/generic Perl scripts) is not set")
+
+
+def _lines(path: Path) -> list[str]:
+    text = path.read_text(encoding="utf-8")
+    return text[:-1].split("\n") if text.endswith("\n") else text.split("\n")
+
+
+# ------------------------------------------------------------------ published outputs
+
+
+def test_multi_bleu_model_gives_nltk_readme_line(shared_dir):
+    """nltk_data wmt15_eval README.txt: the line multi-bleu.perl printed on the tokenized files
+    (October 2016: the release of 2015-11-10, which chops; both files end with a newline)."""
+    d = shared_dir / "real" / "nltk-wmt15-100" / "en-ru"
+    readme = (d / "README.nltk_data.txt").read_text(encoding="utf-8")
+    published = next(x.strip() for x in readme.splitlines() if x.strip().startswith("BLEU = "))
+    hyp = (d / "sys.google.tok.txt").read_bytes()
+    ref = (d / "ref.A.tok.txt").read_bytes()
+    for dialect in ("2012-10-04", "2018-07-03"):
+        out = multi_bleu_run(MB[dialect], hyp, plain=ref)
+        assert out.stdout == published, (dialect, out.stdout)
+
+
+def test_mteval_model_gives_nltk_mteval_output(shared_dir):
+    """nltk_data wmt15_eval mteval-13a.output: mteval-v13a.pl (no -c) on the tokenized Google
+    output and the raw reference: the length line, BLEU 0.2318 and both 9-order BLEU rows."""
+    d = shared_dir / "real" / "nltk-wmt15-100" / "en-ru"
+    published = (d / "mteval-13a.output").read_text(encoding="utf-8").splitlines()
+    out = mteval_run(MT["v13a"], _lines(d / "sys.google.tok.txt"), [_lines(d / "ref.A.txt")],
+                     preserve_case=False)
+    got = out.stdout.splitlines()
+    assert got[0] in published  # length ratio: 1.07303974221267 (1998/1862), penalty (log): 0
+    assert re.search(r"BLEU score = (\S+)", next(x for x in published if "BLEU score" in x)).group(1) \
+        == got[1].split()[-1] == "0.2318"
+    rows = [x.rsplit('"', 2)[0].rstrip() for x in published if x.startswith(" BLEU:")]
+    assert [g.rstrip() for g in got[2:]] == rows
+
+
+@pytest.mark.parametrize("system", ["uedin-nmt.4722", "online-A.0", "PROMT-Rule-based.4735"])
+def test_mteval_model_gives_wmt17_published(shared_dir, system):
+    """sacreBLEU test.sh's MTEVAL table (mteval-v13a.pl -c, 2 decimals) for the three systems
+    bundled in ../shared/real/wmt17/en-de."""
+    d = shared_dir / "real" / "wmt17" / "en-de"
+    rows = [line.split("\t") for line in
+            (d / "published-mteval-v13a.tsv").read_text(encoding="utf-8").splitlines()[1:]]
+    published = next(Decimal(r[4]) for r in rows if r[2] == system)
+    out = mteval_run(MT["v13a"], _lines(d / f"sys.{system}.txt"), [_lines(d / "ref.A.txt")],
+                     preserve_case=True)
+    printed = Decimal(out.stdout.splitlines()[1].split()[-1])
+    assert printed * 100 == published, (system, printed, published)
+
+
+def test_perl_fixed_rounds_ties_to_even():
+    """printf's %.Nf: the exact binary value, an exact tie to even (0.125 -> 0.12), unlike
+    toFixed (0.13)."""
+    assert perl_fixed(0.125, 2) == "0.12" and perl_fixed(0.375, 2) == "0.38"
+    assert perl_fixed(1.005, 2) == "1.00" and perl_fixed(2.5, 0) == "2"
+    assert perl_fixed(float("inf"), 2) == "Inf"
+
+
+def test_release_tables_are_consistent():
+    """Every release's dialect exists; hashes are unique across the family; labels as reports
+    show them."""
+    from bleu_compat.libraries.multi_bleu import entries as mb
+    from bleu_compat.libraries.mteval_v13a import entries as mt
+
+    assert len(mb.RELEASES) == 29 and len(mt.RELEASES) == 8
+    shas = [r.sha256 for r in (*mb.RELEASES, *mt.RELEASES)]
+    assert len(set(shas)) == len(shas) and all(re.fullmatch("[0-9a-f]{64}", s) for s in shas)
+    assert all(r.dialect in MB for r in mb.RELEASES) and all(r.dialect in MT for r in mt.RELEASES)
+    assert mb.RELEASES[-1].label == "2018-09-16-48fa6e9"
+    assert {"RELEASE-4.0"} <= set(next(r for r in mt.RELEASES if r.blob.startswith("92afcbd")).moses_releases)
+
+
+# ------------------------------------------------------------------ configuration and bad input
+
+
+def _score(*args, env=None, timeout=300):
+    e = dict(os.environ, **(env or {}))
+    return subprocess.run([sys.executable, "-m", "bleu_compat", "score", *args],
+                          capture_output=True, text=True, timeout=timeout, env=e)
+
+
+@pytest.fixture()
+def small(tmp_path):
+    (tmp_path / "ref.txt").write_text("the cat sat on the mat\na b c d\n", encoding="utf-8")
+    (tmp_path / "hyp.txt").write_text("the cat sat on a mat\na b c d\n", encoding="utf-8")
+    return tmp_path
+
+
+def test_the_old_multi_bleu_name_is_refused_with_both_names(small):
+    p = _score(str(small / "ref.txt"), "-i", str(small / "hyp.txt"), "--compare", "multi-bleu")
+    assert p.returncode == 2
+    assert "card-split" in p.stderr and "multi-bleu.perl:path=FILE" in p.stderr
+
+
+@pytest.mark.parametrize("make, expect", [
+    (lambda d: d / "missing.perl", "no such file"),
+    (lambda d: d, "not a regular file"),
+])
+def test_a_bad_script_path_is_a_clear_error(small, make, expect):
+    path = make(small)
+    p = _score(str(small / "ref.txt"), "-i", str(small / "hyp.txt"), "--compare",
+               f"multi-bleu.perl:path={path}")
+    assert p.returncode == 2, p.stderr
+    assert str(path) in p.stderr and expect in p.stderr and "Traceback" not in p.stderr
+    assert len(p.stderr.strip().splitlines()) == 1
+
+
+@pytest.mark.parametrize("body, expect", [
+    (b"this is not perl {{{\n", "cannot compile"),
+    (b"print 'hello';\n", "printed no 'BLEU = ...' line"),
+    (b"print \"BLEU = x, y\\n\";\n", "cannot read its line"),
+    (b"use Some::Missing::Module;\n", "needs the Perl module Some::Missing::Module"),
+    (b"1 while 1;\n", "still running after"),
+])
+def test_an_unknown_script_that_fails_is_a_clear_error(small, body, expect):
+    """An unknown file is run (and judged); when it gives no number the error names it."""
+    script = small / "mine.perl"
+    script.write_bytes(body)
+    p = _score(str(small / "ref.txt"), "-i", str(small / "hyp.txt"), "--compare",
+               f"multi-bleu.perl:path={script}", env={"BLEU_COMPAT_PERL_TIMEOUT": "3"})
+    assert p.returncode == 2, (p.stdout, p.stderr)
+    assert str(script) in p.stderr and expect in p.stderr, p.stderr
+    assert "Traceback" not in p.stderr
+
+
+def test_a_missing_xml_twig_names_its_debian_package():
+    from bleu_compat.libraries.perl_runner import ScriptError, run_perl
+
+    with tempfile.TemporaryDirectory() as d:
+        script = Path(d) / "s.pl"
+        script.write_text("use XML::TwigNotThere;\n", encoding="utf-8")
+        with pytest.raises(ScriptError, match="XML::TwigNotThere"):
+            run_perl(script, [], cwd=d)
+    from bleu_compat.libraries.perl_runner import DEBIAN_PACKAGES
+
+    assert DEBIAN_PACKAGES["XML::Twig"] == "libxml-twig-perl"
+
+
+# ------------------------------------------------------------------ the real scripts
+
+
+def _script(name: str) -> Path:
+    return Path(SCRIPTS) / name
+
+
+@needs_scripts
+def test_real_mteval_prints_the_wmt17_published_figure(shared_dir):
+    """mteval-v13a.pl (-c) through the adapter on the three WMT17 systems: sacreBLEU's table."""
+    from bleu_compat.libraries.mteval_v13a.adapter import run_mteval
+
+    d = shared_dir / "real" / "wmt17" / "en-de"
+    for system, published in (("uedin-nmt.4722", "28.3"), ("online-A.0", "20.8"),
+                              ("PROMT-Rule-based.4735", "16.61")):
+        res = run_mteval(str(_script("mteval-v13a.pl")), _lines(d / f"sys.{system}.txt"),
+                         [_lines(d / "ref.A.txt")], preserve_case=True)
+        assert Decimal(str(res["bleu_printed"])) * 100 == Decimal(published)
+
+
+@needs_scripts
+@pytest.mark.parametrize("config, script", [("multi-bleu.perl", "multi-bleu.perl"),
+                                            ("mteval-v13a", "mteval-v13a.pl")])
+def test_score_compare_prints_the_script_number_and_release(shared_dir, config, script, tmp_path):
+    """score --compare with the script's path: its number (to its decimals) equals what the
+    script prints when run by hand, the release is named, the steps add up exactly."""
+    from bleu_compat.libraries.multi_bleu.entries import by_sha256 as mb
+    from bleu_compat.libraries.mteval_v13a.entries import by_sha256 as mt
+
+    d = shared_dir / "real" / "wmt17" / "en-de"
+    path = _script(script)
+    rel = (mb if script.startswith("multi") else mt)(hashlib.sha256(path.read_bytes()).hexdigest())
+    p = _score(str(d / "ref.A.txt"), "-i", str(d / "sys.PROMT-Rule-based.4735.txt"), "--compare",
+               "sacrebleu", f"{config}:path={path}", "--format", "json", timeout=600)
+    assert p.returncode == 0, p.stderr
+    import json
+
+    doc = json.loads(p.stdout)
+    cmp = doc["systems"][0]["compare"]
+    text = json.dumps(cmp)
+    if rel is not None:
+        assert rel.label in text
+    # by hand
+    if script.startswith("multi"):
+        with open(d / "sys.PROMT-Rule-based.4735.txt", "rb") as fin:
+            out = subprocess.run(["perl", str(path), str(d / "ref.A.txt")], stdin=fin,
+                                 capture_output=True, text=True).stdout
+        printed = re.match(r"BLEU = (\S+),", out).group(1)
+    else:
+        from bleu_compat.libraries.mteval_v13a.adapter import run_mteval
+
+        printed = str(run_mteval(str(path), _lines(d / "sys.PROMT-Rule-based.4735.txt"),
+                                 [_lines(d / "ref.A.txt")], preserve_case=False)["bleu_printed"])
+    assert printed.rstrip("0") in text.replace("\\", "") or printed in text
+    assert "UNEXPECTED" not in p.stdout and "\"unexpected\": null" in text or "unexpected" not in text
+
+
+@pytest.mark.skipif(not HISTORY, reason="BLEU_COMPAT_MOSES_HISTORY (every historical version of "
+                                        "the scripts, extracted from mosesdecoder) is not set")
+def test_every_historical_release_against_its_model():
+    """Each known release found in $BLEU_COMPAT_MOSES_HISTORY, on 12 generated file sets
+    (Unicode spaces, U+001C, final newline or not, empty lines, several references, ties):
+    the printed line and the exit equal the model's."""
+    from bleu_compat.libraries.multi_bleu.adapter import run_on_files
+    from bleu_compat.libraries.multi_bleu.entries import by_sha256 as mb
+
+    rng = random.Random(22)
+    words = ["a", "b", "A", "Über", "д", "x.y", "3,5", "&amp;", "ΑΣ", "\u200b"]
+    seps = [" ", " ", "  ", "\t", "\xa0", "\x1c", "\u3000"]
+
+    def line():
+        return "".join(rng.choice(words) + rng.choice(seps) for _ in range(rng.randint(0, 6))).rstrip(" ")
+
+    found = 0
+    for f in sorted(Path(HISTORY).iterdir()):
+        rel = mb(hashlib.sha256(f.read_bytes()).hexdigest())
+        if rel is None:
+            continue
+        found += 1
+        for _ in range(12):
+            with tempfile.TemporaryDirectory() as d:
+                n = rng.randint(1, 4)
+                hyp = Path(d) / "h"
+                hyp.write_bytes(("\n".join(line() for _ in range(n)) + rng.choice(["", "\n"])).encode())
+                ref = Path(d) / "r"
+                ref.write_bytes(("\n".join(line() for _ in range(n)) + rng.choice(["", "\n"])).encode())
+                real = run_on_files(f, hyp, [ref])
+                model = multi_bleu_run(MB[rel.dialect], hyp.read_bytes(), plain=ref.read_bytes())
+                if "error" in real:
+                    assert model.error and real["error"].startswith(model.error), (f, real, model)
+                else:
+                    assert real["line"] == model.stdout, (f.name, real["line"], model.stdout)
+    assert found, "no known release in BLEU_COMPAT_MOSES_HISTORY"
