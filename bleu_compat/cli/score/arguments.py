@@ -207,9 +207,10 @@ def build(subparsers: Any) -> argparse.ArgumentParser:
                    help="print only BLEU (0-100 scale): sacreBLEU's form as sacreBLEU (one "
                    "system; several keep their table), the `HYP REF` form one per line (the "
                    "signature then goes to standard error)")
-    p.add_argument("--max-order", type=whole_number(1, MAX_ORDER), default=4, metavar="N",
+    p.add_argument("--max-order", type=whole_number(1, MAX_ORDER), default=None, metavar="N",
                    help=f"largest n-gram order, 1 to {MAX_ORDER} (default 4; not a sacreBLEU "
-                   "option: the signature then says order:N)")
+                   "option: the signature then says order:N); with --compare, every "
+                   "configuration's")
     p.add_argument(
         "-f", "--format", choices=FORMATS, default=None,
         help=(
@@ -256,6 +257,12 @@ def build(subparsers: Any) -> argparse.ArgumentParser:
         "--compare", nargs="*", metavar="CONFIG", default=None,
         help=_COMPARE_HELP,
     )
+    p.add_argument(
+        "--defaults", action="store_true",
+        help="with --compare: each library as its users run it by default (-tok, -lc, -s and "
+        "-sv change the headline and the card only; --max-order still applies to every "
+        "configuration, a decomposition compares numbers of one n-gram order). Without it, "
+        "every option given applies to every configuration that can have it (docs/score.md)")
     p.add_argument("--config", action="append", metavar="CONFIG", default=None,
                    help="one more configuration for --compare (implies --compare); syntax as --compare's")
     p.add_argument(
