@@ -256,3 +256,26 @@ def test_the_script_decides(text, language, tokenizer):
     if found is not None:
         assert found.warning(tokenizer) is None and found.warning("spm") is None
         assert f"-tok {tokenizer}" in found.warning("13a")
+
+
+# ------------------------------------------------------------------ causes explained (item 4)
+
+
+def test_a_step_and_a_shapley_value_disagreeing_in_sign_are_explained(capsys, tmp_path):
+    """nltk -> sacrebleu where every 4-gram is missed on str.split() tokens and none on 13a:
+    the tokenization step comes first, so smoothing's step is +0; its Shapley value is half
+    its effect made first (two factors; the others move the score by < 1e-13 points), which
+    is sacreBLEU's exp on str.split() tokens minus NLTK's unsmoothed 0. Both from sacreBLEU."""
+    hyp, ref = tmp_path / "hyp.txt", tmp_path / "ref.txt"
+    hyp.write_text("the cat sat, on the mat.\nthe dog ran, to the park.\n", encoding="utf-8")
+    ref.write_text("the cat sat , on the mat .\nthe dog ran , to the park .\n", encoding="utf-8")
+    hyps, refs = hyp.read_text().splitlines(), ref.read_text().splitlines()
+    split_exp = sacrebleu.metrics.BLEU(tokenize="none").corpus_score(hyps, [refs]).score
+    assert sacrebleu.metrics.BLEU(tokenize="none", smooth_method="none").corpus_score(
+        hyps, [refs]).score == 0
+    code = main(["score", str(ref), "-i", str(hyp), "--compare", "nltk", "sacrebleu"])
+    out, err = capsys.readouterr()
+    assert code == 0, err
+    assert (f"smoothing: its step (+0) and its Shapley value ({split_exp / 2:+.6f}) disagree in "
+            f"sign: it interacts most with tokenization: made first it moves the score by "
+            f"{split_exp:+.6f} points, right after tokenization by +0.") in out
