@@ -279,3 +279,25 @@ def test_a_step_and_a_shapley_value_disagreeing_in_sign_are_explained(capsys, tm
     assert (f"smoothing: its step (+0) and its Shapley value ({split_exp / 2:+.6f}) disagree in "
             f"sign: it interacts most with tokenization: made first it moves the score by "
             f"{split_exp:+.6f} points, right after tokenization by +0.") in out
+
+
+def test_effective_order_as_sacrebleu_computes_it(capsys, tmp_path):
+    """--effective-order: sacreBLEU's BLEU(effective_order=True) on a corpus without 4-grams
+    (its number and signature, run here); with --compare NLTK's row says it has none."""
+    hyp, ref = tmp_path / "hyp.txt", tmp_path / "ref.txt"
+    hyp.write_text("the cat sat\na dog\n", encoding="utf-8")
+    ref.write_text("the cat sat\nthe dog\n", encoding="utf-8")
+    real = sacrebleu.metrics.BLEU(effective_order=True)
+    score = real.corpus_score(["the cat sat", "a dog"], [["the cat sat", "the dog"]]).score
+    assert main(["score", str(ref), "-i", str(hyp), "--effective-order", "-b"]) == 0
+    assert capsys.readouterr().out == f"{score:.1f}\n"
+    assert main(["score", str(ref), "-i", str(hyp), "--effective-order"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert doc["signature"].startswith(f"{real.get_signature()}|bleu-compat:")
+    code = main(["score", str(ref), "-i", str(hyp), "--effective-order", "--compare", "-f", "json"])
+    doc = json.loads(capsys.readouterr().out)
+    rows = _rows(doc)
+    assert rows["sacrebleu"]["BLEU"] == score and rows["sacrebleu"]["effective_order"] is True
+    assert rows["card"]["effective_order"] is True and rows["nltk"]["effective_order"] is False
+    assert doc["options_not_applied"]["nltk"] == [
+        {"option": "--effective-order", "why": "NLTK's corpus_bleu has no effective order"}]

@@ -258,6 +258,13 @@ def build(subparsers: Any) -> argparse.ArgumentParser:
         help=_COMPARE_HELP,
     )
     p.add_argument(
+        "--effective-order", action="store_true",
+        help="effective order: the geometric mean over the orders up to the last one with a "
+        "non-zero total (sacreBLEU's BLEU(effective_order=True), its sentence_bleu default; "
+        "not an option of sacreBLEU's command line); the signature says eff:yes; with "
+        "--compare, every configuration that has it (NLTK's corpus_bleu has none: its row "
+        "says so)")
+    p.add_argument(
         "--defaults", action="store_true",
         help="with --compare: each library as its users run it by default (-tok, -lc, -s and "
         "-sv change the headline and the card only; --max-order still applies to every "

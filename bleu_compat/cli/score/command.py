@@ -93,6 +93,9 @@ def cmd_score(args: argparse.Namespace) -> int:
         problem = cluster_problem(args.cluster)  # the same refusals as crosscheck, before any work
         if problem:
             return fail(problem)
+        if getattr(args, "effective_order", False):
+            return fail("--effective-order is not computed with --cluster (the shards' sums "
+                        "are scored without it): score the files without --cluster")
 
         return cmd_score_cluster(args)
     try:
@@ -279,6 +282,7 @@ def _plan(args: argparse.Namespace) -> _Plan:
 
         given = GivenOptions(tokenize=args.tokenize, lowercase=args.lowercase,
                              smooth=args.smooth_method, smooth_value=args.smooth_value,
+                             effective_order=bool(getattr(args, "effective_order", False)),
                              max_order=args.max_order if args.max_order_given else None)
         try:
             plan.resolved = resolve_configurations(
@@ -478,12 +482,15 @@ def _run(args: argparse.Namespace, plan: _Plan, spool: Spool) -> int:
     for warning in warnings:
         _warn(args, warning)
     names = list(plan.system_paths)
+    eff = bool(getattr(args, "effective_order", False))
     sacre_fields = signature_fields(len(plan.ref_paths), lowercase=args.lowercase,
                                     tokenize=plan.tokenize, smooth_method=plan.smooth,
-                                    smooth_value=plan.smooth_value, max_order=args.max_order)
+                                    smooth_value=plan.smooth_value, max_order=args.max_order,
+                                    effective_order=eff)
     if plan.sacrebleu_output:
         scores = [sacrebleu_bleu(s.matches, s.totals, s.hyp_len, s.ref_len,
-                                 smooth_method=plan.smooth, smooth_value=plan.smooth_value)
+                                 smooth_method=plan.smooth, smooth_value=plan.smooth_value,
+                                 effective_order=eff)
                   for s in stats]
         if len(scores) == 1:
             print(single_system(scores[0], sacre_fields, width=plan.width, fmt=plan.fmt,
@@ -494,9 +501,10 @@ def _run(args: argparse.Namespace, plan: _Plan, spool: Spool) -> int:
             print(several_systems(names, scores, sacre_fields, width=plan.width, fmt=plan.fmt,
                                   short=args.short, color=color))
         return 0
-    results = [_smoothed(bleu_from_stats(s), plan) for s in stats]
+    results = [_smoothed(bleu_from_stats(s), plan, eff) for s in stats]
     sig = signature(len(plan.ref_paths), lowercase=args.lowercase, tokenize=plan.tokenize,
-                    smooth=plan.smooth, smooth_value=plan.smooth_value, max_order=args.max_order)
+                    smooth=plan.smooth, smooth_value=plan.smooth_value, max_order=args.max_order,
+                    effective_order=eff)
     roles = None if plan.sacre else roles_line(plan.system_paths[0], plan.ref_paths)
 
     comparisons: list[Any] = []
@@ -543,6 +551,7 @@ def _run(args: argparse.Namespace, plan: _Plan, spool: Spool) -> int:
             "tokenize": plan.tokenize,
             "lowercase": args.lowercase,
             "smooth_method": plan.smooth,
+            "effective_order": eff,
             "max_order": args.max_order,
             "references": list(plan.ref_paths),
             "segments": n_segments,
@@ -654,9 +663,10 @@ class _WithCauses:
         self._writer.write(system, first, rows, hyp, refs, self._causes)
 
 
-def _smoothed(result: BleuResult, plan: _Plan) -> BleuResult:
-    """The card's score with ``-s``: bleu-smoothing-compute on the corpus statistics."""
-    if plan.smooth == "none":
+def _smoothed(result: BleuResult, plan: _Plan, effective_order: bool = False) -> BleuResult:
+    """The card's score with ``-s`` (and ``--effective-order``): bleu-smoothing-compute on the
+    corpus statistics."""
+    if plan.smooth == "none" and not effective_order:
         return result
     import dataclasses
 
@@ -665,7 +675,8 @@ def _smoothed(result: BleuResult, plan: _Plan) -> BleuResult:
     s = result.stats
     method = SMOOTH_CARD[plan.smooth]
     eps = plan.smooth_value if method == "method1" else None
-    sm = smoothed_bleu(s.matches, s.totals, s.hyp_len, s.ref_len, smoothing=method, epsilon=eps)
+    sm = smoothed_bleu(s.matches, s.totals, s.hyp_len, s.ref_len, smoothing=method, epsilon=eps,
+                       effective_order=effective_order)
     return dataclasses.replace(result, bleu=sm.bleu)
 
 

@@ -7,7 +7,8 @@ not for the libraries at their defaults under a headline at zh. The rules
 * ``card`` is the command's own configuration (the headline's): its tokenizer,
   case, smoothing and value, and max order are the command's, given or default.
 * Every other configuration takes each option *given* on the command line
-  (``-tok``, ``-lc``, ``-s``, ``-sv``, ``--max-order``) that it can have, unless
+  (``-tok``, ``-lc``, ``-s``, ``-sv``, ``--effective-order``, ``--max-order``) that it can
+  have, unless
   its own spec sets that key (``nltk:smooth=method1`` keeps method1 whatever
   ``-s`` says: the spec names one configuration, the command line all of them).
   A bare name is its built-in configuration with the options given; with no
@@ -44,6 +45,7 @@ class GivenOptions:
         lowercase: ``-lc``.
         smooth: ``-s``, in sacreBLEU's names (``none|floor|add-k|exp``).
         smooth_value: ``-sv`` (floor's epsilon or add-k's k).
+        effective_order: ``--effective-order``.
         max_order: ``--max-order`` N.
     """
 
@@ -51,6 +53,7 @@ class GivenOptions:
     lowercase: bool = False
     smooth: str | None = None
     smooth_value: float | None = None
+    effective_order: bool = False
     max_order: int | None = None
 
 
@@ -193,6 +196,8 @@ def resolve_configurations(specs: Sequence[str], given: GivenOptions, *, default
                     changes["smooth_value"] = card_smooth_value if method == "method1" else None
             if "order" not in own:
                 changes["max_order"] = max_order
+            if "eff" not in own:
+                changes["effective_order"] = given.effective_order
             refused_card: list[tuple[str, str]] = []
             if given.smooth_value is not None and "value" not in own and method != "method1" \
                     and not (method == "method2" and given.smooth_value == 1):
@@ -208,6 +213,8 @@ def resolve_configurations(specs: Sequence[str], given: GivenOptions, *, default
                 options.append((f"-tok {given.tokenize}", "tok", [f"tok={given.tokenize}"]))
             if given.lowercase:
                 options.append(("-lc", "lc", ["lc=yes"]))
+            if given.effective_order:
+                options.append(("--effective-order", "eff", ["eff=yes"]))
         if given.max_order is not None:
             options.append((f"--max-order {given.max_order}", "order",
                             [f"order={given.max_order}"]))
@@ -255,7 +262,7 @@ def resolve_configurations(specs: Sequence[str], given: GivenOptions, *, default
 
 
 #: the options in the order they are listed (the command line's: -tok -lc -s -sv --max-order)
-_FLAGS = ("-tok", "-lc", "-s", "-sv", "--max-order")
+_FLAGS = ("-tok", "-lc", "-s", "-sv", "--effective-order", "--max-order")
 
 
 def _flag_order(item: tuple[str, str]) -> int:
