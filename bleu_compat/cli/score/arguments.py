@@ -54,7 +54,9 @@ def _compare_help() -> str:
     return (
         "run the real implementations as their users run them, in each configuration named "
         f"(default: {' '.join(DEFAULT_COMPARE)}; {defaults}; card = bleu-compat with this "
-        "command's tokenization; when only libraries outside those are named, sacrebleu is "
+        "command's settings; every option given (-tok, -lc, -s, -sv, --effective-order, "
+        "--max-order) applies to every configuration that can have it, unless its own "
+        "key= sets it, and a row says which it could not take; when only libraries outside those are named, sacrebleu is "
         "added first as the reference), and decompose the gap between every pair into named causes "
         "(tokenization, case, smoothing, effective order, and one per change an implementation "
         "makes: its statistics changes, its catalog entries, its floating-point order) "
