@@ -873,20 +873,38 @@ class _Evaluator:
             self._changed[key] = out  # type: ignore[assignment]
         return self._changed[key]  # type: ignore[return-value]
 
+    def score(self, state: dict[str, Any], stats: Stats) -> float:
+        """The score of corpus statistics ``stats`` in ``state``'s arithmetic (its smoothing,
+        effective order, float order and catalog entries)."""
+        method, eps = state["smoothing"]
+        on = frozenset(e for ids in _switches().values() for e in ids if state[e])
+        request = {"matches": list(stats["matches"]), "totals": list(stats["totals"]),
+                   "candidate_length": stats["candidate_length"],
+                   "reference_length": stats["reference_length"],
+                   "smoothing": method, "epsilon": eps,
+                   "effective_order": state["effective order"]}
+        return _arithmetic(request, state[FLOAT_KEY], on)
+
+    def segment(self, state: dict[str, Any], row: Sequence[int], lengths: Any) -> Stats:
+        """One segment's statistics in ``state``: its row with the state's statistics changes
+        (each kind is a sum over segments, so a corpus's statistics are the sum of these)."""
+        n = self.max_order
+        stats: Stats = {"matches": list(row[:n]), "totals": list(row[n:2 * n]),
+                        "candidate_length": row[2 * n], "reference_length": row[2 * n + 1]}
+        kinds = tuple(kind for name, kind in _statistics().items() if state[name])
+        counted = Counted([list(row)], n, state["tokenization"], state["case"],
+                          lambda: [lengths])
+        for kind in kinds:
+            stats = STATISTICS_KINDS[kind].apply(stats, counted)
+        return stats
+
     def value(self, state: dict[str, Any]) -> float:
         key = tuple(sorted(state.items(), key=lambda kv: kv[0]))
         if key in self._memo:
             return self._memo[key]
-        method, eps = state["smoothing"]
-        on = frozenset(e for ids in _switches().values() for e in ids if state[e])
 
         def score(stats: Stats) -> float:
-            request = {"matches": list(stats["matches"]), "totals": list(stats["totals"]),
-                       "candidate_length": stats["candidate_length"],
-                       "reference_length": stats["reference_length"],
-                       "smoothing": method, "epsilon": eps,
-                       "effective_order": state["effective order"]}
-            return _arithmetic(request, state[FLOAT_KEY], on)
+            return self.score(state, stats)
 
         if state[POOLED]:  # the mean of each hypothesis' score against the pooled references
             values = [score(stats) for stats in self.pooled_statistics(state)]
@@ -1033,6 +1051,14 @@ class Cause:
             (:func:`segment_behind` decides each line).
         lines_note: where those lines were evaluated (e.g. ``"on str.split() tokens"``).
         lines_other: the same cause's lines at the other end (``{note: lines}``).
+        line_effects: ``(line, effect)`` for each line of ``lines``, ranked by size
+            (:func:`_line_effects`: the step made for that line alone; exact, 0–1 scale).
+        other_effects: the same for ``lines_other``, at that end (``{note: ranked}``).
+        alone: the factor's effect made first, from the start (exact, 0–1 scale), when
+            every subset was evaluated; else None.
+        partner: ``(factor, effect)``: the factor this one interacts with most (the
+            largest ``v({i, j}) - v({i}) - v({j}) + v({})``) and this factor's effect made
+            right after that one alone; None with fewer than two moving factors.
     """
 
     cause: str
@@ -1043,6 +1069,10 @@ class Cause:
     lines: tuple[int, ...] = ()
     lines_note: str = ""
     lines_other: dict[str, tuple[int, ...]] = field(default_factory=dict)
+    line_effects: tuple[tuple[int, Fraction], ...] = ()
+    other_effects: dict[str, tuple[tuple[int, Fraction], ...]] = field(default_factory=dict)
+    alone: Fraction | None = None
+    partner: tuple[str, Fraction] | None = None
 
     @property
     def contribution(self) -> Fraction:
@@ -1195,6 +1225,57 @@ def _lines_behind(name: str, state: dict[str, Any], nxt: dict[str, Any], ev: _Ev
     return (), ""
 
 
+def _shifted(stats: Stats, minus: Stats, plus: Stats) -> Stats:
+    """``stats - minus + plus``, field by field (corpus statistics are sums over segments)."""
+    return {
+        "matches": [s - a + b for s, a, b in zip(stats["matches"], minus["matches"], plus["matches"])],
+        "totals": [s - a + b for s, a, b in zip(stats["totals"], minus["totals"], plus["totals"])],
+        "candidate_length": stats["candidate_length"] - minus["candidate_length"]
+        + plus["candidate_length"],
+        "reference_length": stats["reference_length"] - minus["reference_length"]
+        + plus["reference_length"],
+    }
+
+
+def _line_effects(key: str, state: dict[str, Any], nxt: dict[str, Any],
+                  lines: Sequence[int], ev: _Evaluator) -> tuple[tuple[int, Fraction], ...]:
+    """How much each line behind a cause moves the score, ranked (issue 23).
+
+    A line's effect is the change of the score at ``state`` when the cause's step
+    (``state`` -> ``nxt``) is made for that line alone: the corpus statistics of
+    ``state`` with that segment's statistics replaced by its statistics in ``nxt``,
+    scored in ``state``'s arithmetic; exact (``Fraction`` of the two doubles),
+    0–1 scale. Ranked by size, largest first, ties by line. Empty for the pooled
+    aggregation (a mean of per-hypothesis scores, no corpus statistics).
+
+    Raises:
+        UnreproducedError: a model raises.
+    """
+    if not lines or state[POOLED] or nxt[POOLED]:
+        return ()
+    text = key in _TEXT_FACTORS
+    _, rows_a = ev.stats.get(state["tokenization"], state["case"], state["whitespace"],
+                             state["chop"])
+    rows_b = rows_a
+    if text:
+        _, rows_b = ev.stats.get(nxt["tokenization"], nxt["case"], nxt["whitespace"], nxt["chop"])
+    needs = any(STATISTICS_KINDS[kind].needs_lengths
+                for name, kind in _statistics().items() if state[name] or nxt[name])
+    len_a = ev.stats.ref_lengths(state["tokenization"], state["case"]) if needs else None
+    len_b = (ev.stats.ref_lengths(nxt["tokenization"], nxt["case"]) if needs and text
+             else len_a)
+    corpus = ev.statistics(state)
+    base = Fraction(ev.score(state, corpus))
+    effects = []
+    for line in lines:
+        k = line - 1
+        before = ev.segment(state, rows_a[k], None if len_a is None else len_a[k])
+        after = ev.segment(nxt, rows_b[k], None if len_b is None else len_b[k])
+        effects.append((line, Fraction(ev.score(state, _shifted(corpus, before, after))) - base))
+    effects.sort(key=lambda item: (-abs(item[1]), item[0]))
+    return tuple(effects)
+
+
 def _subset_values(factors: list[_Factor], base: dict[str, Any], ev: _Evaluator) -> list[float]:
     """``values[mask]``: the score with the factors in ``mask`` (bit i = factor i) at ``b``."""
     values = []
@@ -1288,23 +1369,46 @@ def decompose(a: Configuration, b: Configuration, a_bleu: float, b_bleu: float,
                 "no Shapley values (their exact average over every order is not computed)")
     causes = []
     state = dict(sa)
+
+    def interaction(i: int) -> tuple[Fraction | None, tuple[str, Fraction] | None]:
+        if not values:
+            return None, None
+        v = [Fraction(x) for x in values]  # masks over all k factors, the others at a
+        alone = v[1 << i] - v[0]
+        best: tuple[Fraction, int] | None = None
+        for j in moving:
+            if j != i:
+                size = abs(v[1 << i | 1 << j] - v[1 << i] - v[1 << j] + v[0])
+                if best is None or size > best[0]:
+                    best = (size, j)
+        if best is None:
+            return alone, None
+        j = best[1]
+        return alone, (factors[j].name, v[1 << i | 1 << j] - v[1 << j])
+
     for i in moving:
         f = factors[i]
         nxt = dict(state)
         nxt[f.key] = f.b
         lines, lnote = _lines_behind(f.key, state, nxt, ev)
+        effects = _line_effects(f.key, state, nxt, lines, ev)
         other: dict[str, tuple[int, ...]] = {}
+        other_effects: dict[str, tuple[tuple[int, Fraction], ...]] = {}
         if f.key in _statistics():  # the same change's lines in the other tokenization
             for s in (sa, sb):
                 if any(s[k] != state[k] for k in _TEXT_FACTORS):
                     l2, n2 = _lines_behind(f.key, s, s, ev)
                     other[n2] = l2
+                    off, on = dict(s), dict(s)
+                    off[f.key], on[f.key] = f.a, f.b
+                    other_effects[n2] = _line_effects(f.key, off, on, l2, ev)
+        alone, partner = interaction(i)
         change = f"{_describe(f.key, f.a)} -> {_describe(f.key, f.b)}"
         if f.key == "smoothing":  # in the libraries' own words, then the card's
             change = f"{a.smoothing} -> {b.smoothing} (card: {change})"
         causes.append(Cause(
             f.name, change, ev.value(state), ev.value(nxt), shap.get(i) if shap else None,
-            lines, lnote, other,
+            lines, lnote, other, effects, other_effects, alone, partner,
         ))
         state = nxt
     inert = tuple(factors[i].name for i in range(k) if i not in moving)

@@ -129,15 +129,67 @@ class TestWmt17:
         back = next(c for c in dec["nltk", "card"]["causes"] if c["cause"] == "NLTK-DENOMINATOR-FLOOR")
         assert back["lines"] == short_13a and "13a" in back["lines_note"]
 
-    def test_text_names_the_lines_first_ten_then_a_count(self, capsys):
+    def test_text_ranks_the_lines_by_what_each_moves(self, capsys, wmt17_doc):
+        """Issue 23: the lines behind a cause, the ones that move the score most first (never a
+        bare list of every line), with the count; the floor's 22 str.split() lines ranked by
+        an independent calculation (test_floor_lines_ranked_by_exact_effect)."""
         code, out, _ = _run(capsys, REF, "-i", SYS, "--compare")
         assert code == 0
-        assert ("hypotheses shorter than 4 tokens on 13a tokens: lines "
-                "398, 411, 727, 2223, 2987 (5 lines)") in out
-        assert ("hypotheses shorter than 4 tokens on str.split() tokens: lines 258, 383, 398, "
-                "408, 409, 411, 475, 479, 552, 676, ... (22 lines)") in out
+        assert ("lines behind NLTK-DENOMINATOR-FLOOR (hypotheses shorter than 4 tokens on 13a "
+                "tokens: 5 lines), those that move the score most first") in out
+        assert ("lines behind NLTK-DENOMINATOR-FLOOR (hypotheses shorter than 4 tokens on "
+                "str.split() tokens: 22 lines)") in out
+        assert "lines behind tokenization (segments whose statistics change: 2956 lines)" in out
+        assert "lines 1, 2, 3, 4, 5" not in out
         assert "sacrebleu -> nltk: 28.301225 -> 23.383356" in out
         assert "the steps add up to -4.917869 points exactly" in out
+
+    def test_floor_lines_ranked_by_exact_effect(self, wmt17_doc):
+        """Each floored line's effect, alone, at the floor's step (str.split() tokens, sacreBLEU's
+        statistics, no smoothing, every order matched): BLEU with that line's totals floored
+        minus BLEU, computed here at 50 digits from sacreBLEU's own statistics; the ranking
+        (largest first, ties by line) and the values (points) agree."""
+        import mpmath
+
+        hyps, refs = _lines(SYS), _lines(REF)
+        stats = sacrebleu.metrics.BLEU(tokenize="none").corpus_score(hyps, [refs])
+        m, t, c, r = list(stats.counts), list(stats.totals), stats.sys_len, stats.ref_len
+
+        def bleu(totals: list[int]) -> mpmath.mpf:
+            with mpmath.workdps(50):
+                bp = mpmath.mpf(1) if c > r else mpmath.exp(1 - mpmath.mpf(r) / c)
+                return bp * mpmath.exp(mpmath.fsum(mpmath.log(mpmath.mpf(a) / b)
+                                                   for a, b in zip(m, totals)) / 4)
+
+        base = bleu(t)
+        effects = {}
+        for k, h in enumerate(hyps):
+            n = len(h.split())
+            if n < 4:
+                floored = [x + (1 if order > n else 0) for order, x in enumerate(t, 1)]
+                effects[k + 1] = float(100 * (bleu(floored) - base))
+        want = sorted(effects, key=lambda line: (-abs(effects[line]), line))
+        (row,) = wmt17_doc["systems"]
+        dec = {(d["from"], d["to"]): d for d in row["compare"]["decomposition"]}
+        floor = next(c for c in dec["sacrebleu", "nltk"]["causes"]
+                     if c["cause"] == "NLTK-DENOMINATOR-FLOOR")
+        assert [line for line, _ in floor["line_effects"]] == want
+        for line, got in floor["line_effects"]:
+            assert got == pytest.approx(effects[line], rel=1e-9)
+
+    def test_causes_sorted_and_noise_folded(self, capsys):
+        """The table lists tokenization then the floor (by |Shapley|); the float order's
+        +5.6e-15-point step is folded into one line with the inert factors, and the JSON still
+        has its exact value."""
+        code, out, _ = _run(capsys, REF, "-i", SYS, "--compare")
+        assert code == 0
+        pair = out.split("sacrebleu -> nltk:")[1].split("\n\n")[0]
+        table = [line.split()[0] for line in pair.splitlines()[2:4]]
+        assert table == ["tokenization", "NLTK-DENOMINATOR-FLOOR"]
+        folded = next(line for line in pair.splitlines() if "folded:" in line)
+        assert "below 1e-9 points" in folded and "NLTK-FLOAT-ORDER" in folded
+        assert "moving the score in no combination of the factors (exactly 0): smoothing" in folded
+        assert not any(line.lstrip().startswith("SACREBLEU-FLOAT-ORDER") for line in pair.splitlines())
 
 
 class TestShapley:
@@ -157,18 +209,21 @@ class TestShapley:
 
 class TestIssueExample:
     def test_sacrebleu_default_smoothing_is_shown(self, capsys, tmp_path):
-        """`sacrebleu ref -i hyp -b` prints 38.0 here (exp smoothing); the card's 0 differs by smoothing."""
+        """`sacrebleu ref -i hyp -b` prints 38.0 here (exp smoothing); the card's 0 differs by smoothing.
+
+        The card follows the command's settings (exp in sacreBLEU's form, issue 23), so the
+        unsmoothed card is asked for by its own key, which wins over the command's."""
         hyp, ref = tmp_path / "hyp.txt", tmp_path / "ref.txt"
         hyp.write_text("the cat sat on the mat\n", encoding="utf-8")
         ref.write_text("the cat is on the mat\n", encoding="utf-8")
         own = sacrebleu.corpus_bleu(["the cat sat on the mat"], [["the cat is on the mat"]]).score
         assert f"{own:.1f}" == "38.0"
-        code, out, _ = _run(capsys, str(ref), "-i", str(hyp), "--compare", "sacrebleu", "card",
-                            "--format", "json")
+        code, out, _ = _run(capsys, str(ref), "-i", str(hyp), "--compare", "sacrebleu",
+                            "card:smooth=none", "--format", "json")
         assert code == 0
         cmp = json.loads(out)["systems"][0]["compare"]
         configs = {c["name"]: c for c in cmp["configurations"]}
-        assert configs["sacrebleu"]["BLEU"] == own and configs["card"]["bleu"] == 0.0
+        assert configs["sacrebleu"]["BLEU"] == own and configs["card:smooth=none"]["bleu"] == 0.0
         (d,) = cmp["decomposition"]
         causes = {c["cause"]: c for c in d["causes"]}
         assert causes["smoothing"]["bleu_before"] == own / 100

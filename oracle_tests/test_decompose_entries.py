@@ -161,10 +161,11 @@ class TestSacrebleuFloatOrder:
 
     def test_with_exp_smoothing_the_smoothing_entry_is_named(self, capsys, tmp_path):
         """sacreBLEU's default exp: no order without a match, so smoothing is inert and the
-        float order carries its -SMOOTHING id."""
+        float order carries its -SMOOTHING id (against the unsmoothed card, asked for by its own
+        key: the card follows the command's exp otherwise, issue 23)."""
         hyp, ref = _files(tmp_path, *FLOAT_CORPUS)
         cmp = _compare(capsys, ref, "-i", hyp, "-tok", "none", "--compare", "sacrebleu:tok=none",
-                       "card")
+                       "card:smooth=none")
         (d,) = cmp["decomposition"]
         assert [c["cause"] for c in d["causes"]] == ["SACREBLEU-FLOAT-ORDER-SMOOTHING"]
         assert "smoothing" in d["inert"]

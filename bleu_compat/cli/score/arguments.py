@@ -54,7 +54,9 @@ def _compare_help() -> str:
     return (
         "run the real implementations as their users run them, in each configuration named "
         f"(default: {' '.join(DEFAULT_COMPARE)}; {defaults}; card = bleu-compat with this "
-        "command's tokenization; when only libraries outside those are named, sacrebleu is "
+        "command's settings; every option given (-tok, -lc, -s, -sv, --effective-order, "
+        "--max-order) applies to every configuration that can have it, unless its own "
+        "key= sets it, and a row says which it could not take; when only libraries outside those are named, sacrebleu is "
         "added first as the reference), and decompose the gap between every pair into named causes "
         "(tokenization, case, smoothing, effective order, and one per change an implementation "
         "makes: its statistics changes, its catalog entries, its floating-point order) "
@@ -207,9 +209,10 @@ def build(subparsers: Any) -> argparse.ArgumentParser:
                    help="print only BLEU (0-100 scale): sacreBLEU's form as sacreBLEU (one "
                    "system; several keep their table), the `HYP REF` form one per line (the "
                    "signature then goes to standard error)")
-    p.add_argument("--max-order", type=whole_number(1, MAX_ORDER), default=4, metavar="N",
+    p.add_argument("--max-order", type=whole_number(1, MAX_ORDER), default=None, metavar="N",
                    help=f"largest n-gram order, 1 to {MAX_ORDER} (default 4; not a sacreBLEU "
-                   "option: the signature then says order:N)")
+                   "option: the signature then says order:N); with --compare, every "
+                   "configuration's")
     p.add_argument(
         "-f", "--format", choices=FORMATS, default=None,
         help=(
@@ -256,6 +259,19 @@ def build(subparsers: Any) -> argparse.ArgumentParser:
         "--compare", nargs="*", metavar="CONFIG", default=None,
         help=_COMPARE_HELP,
     )
+    p.add_argument(
+        "--effective-order", action="store_true",
+        help="effective order: the geometric mean over the orders up to the last one with a "
+        "non-zero total (sacreBLEU's BLEU(effective_order=True), its sentence_bleu default; "
+        "not an option of sacreBLEU's command line); the signature says eff:yes; with "
+        "--compare, every configuration that has it (NLTK's corpus_bleu has none: its row "
+        "says so)")
+    p.add_argument(
+        "--defaults", action="store_true",
+        help="with --compare: each library as its users run it by default (-tok, -lc, -s and "
+        "-sv change the headline and the card only; --max-order still applies to every "
+        "configuration, a decomposition compares numbers of one n-gram order). Without it, "
+        "every option given applies to every configuration that can have it (docs/score.md)")
     p.add_argument("--config", action="append", metavar="CONFIG", default=None,
                    help="one more configuration for --compare (implies --compare); syntax as --compare's")
     p.add_argument(

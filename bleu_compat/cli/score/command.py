@@ -31,7 +31,11 @@ from bleu_compat.cli.score.arguments import (
     UNSUPPORTED,
     fail,
 )
-from bleu_compat.cli.score.compare_render import compare_text, configurations_text
+from bleu_compat.cli.score.compare_render import (
+    compare_text,
+    configurations_text,
+    report_text,
+)
 from bleu_compat.cli.score.csv_output import csv_text
 from bleu_compat.cli.score.html_output import write_compare_html
 from bleu_compat.cli.score.inputs import (
@@ -78,6 +82,10 @@ _TARGET_TOKENIZER = {"zh": "zh", "ja": "ja-mecab", "ko": "ko-mecab"}
 
 def cmd_score(args: argparse.Namespace) -> int:
     """Run ``score``; return the exit status (0, 1 on UNEXPECTED with --compare, 2 on bad input)."""
+    # --max-order given or not: with --compare, a given option applies to every configuration
+    args.max_order_given = getattr(args, "max_order", None) is not None
+    if not args.max_order_given:
+        args.max_order = 4
     if getattr(args, "cluster", None) is not None:  # issue 16
         from bleu_compat.cli.crosscheck import cluster_problem
         from bleu_compat.cli.score.cluster import cmd_score_cluster
@@ -85,6 +93,9 @@ def cmd_score(args: argparse.Namespace) -> int:
         problem = cluster_problem(args.cluster)  # the same refusals as crosscheck, before any work
         if problem:
             return fail(problem)
+        if getattr(args, "effective_order", False):
+            return fail("--effective-order is not computed with --cluster (the shards' sums "
+                        "are scored without it): score the files without --cluster")
 
         return cmd_score_cluster(args)
     try:
@@ -135,6 +146,12 @@ class _Plan:
     fmt: str  # json/text/latex (sacreBLEU's), bc-json, card-json, line, table, markdown, csv
     configs: list[str] | None
     warnings: list[str] = field(default_factory=list)
+    #: with --compare: each configuration as run (the options applied), in ``configs``' order
+    resolved: list[Any] = field(default_factory=list)
+    #: the references' script calls for another tokenizer (set after reading), or None
+    script_warning: str | None = None
+    #: each reference's first bytes, as read (the script check's)
+    script_sample: list[bytearray] = field(default_factory=list)
 
     @property
     def sacrebleu_output(self) -> bool:
@@ -231,6 +248,8 @@ def _plan(args: argparse.Namespace) -> _Plan:
         from bleu_compat.decompose import with_reference
 
         configs = with_reference(configs)
+    elif getattr(args, "defaults", False):
+        raise _Refusal("--defaults is --compare's: give --compare too")
     compare = configs is not None
     fmt = args.format
     if sacre:
@@ -254,6 +273,26 @@ def _plan(args: argparse.Namespace) -> _Plan:
             raise _Refusal("-f latex is sacreBLEU's table: use its form, REF -i SYS SYS ...")
     plan = _Plan(sacre, system_paths, ref_paths, tokenize, smooth, value, width, fmt, configs,
                  warnings)
+    if configs is not None:
+        from bleu_compat.cli.score.compare_options import (
+            GivenOptions,
+            OptionRefused,
+            resolve_configurations,
+        )
+
+        given = GivenOptions(tokenize=args.tokenize, lowercase=args.lowercase,
+                             smooth=args.smooth_method, smooth_value=args.smooth_value,
+                             effective_order=bool(getattr(args, "effective_order", False)),
+                             max_order=args.max_order if args.max_order_given else None)
+        try:
+            plan.resolved = resolve_configurations(
+                configs, given, defaults=getattr(args, "defaults", False),
+                card_tokenize=tokenize, card_lowercase=args.lowercase, card_smooth=smooth,
+                card_smooth_value=value, max_order=args.max_order)
+        except OptionRefused as exc:
+            raise _Refusal(f"--compare: {exc}") from None
+        except ValueError as exc:
+            raise _Refusal(f"--compare: {exc}") from None
     card_numbers = not plan.sacrebleu_output or compare or args.segments
     if card_numbers and smooth == "add-k" and value not in (None, 1.0):
         raise _Refusal(f"-sv/--smooth-value={value:g}: add-k has a card equivalent (method2) "
@@ -287,6 +326,7 @@ def _warn(args: argparse.Namespace, message: str) -> None:
 
 def _read_and_count(args: argparse.Namespace, plan: _Plan, paths: list[str],
                     segments: Any, copies: list[Any] | None = None,
+                    sample: list[bytearray] | None = None,
                     ) -> tuple[list[SufficientStats], int, list[str]]:
     """One pass over the references and every system together: each system's statistics.
 
@@ -294,7 +334,9 @@ def _read_and_count(args: argparse.Namespace, plan: _Plan, paths: list[str],
     their spooled copies); names in messages are the paths as given. ``segments``:
     a :class:`SegmentWriter` or None. ``copies``: per input, a
     :class:`~bleu_compat.cli.score.inputs.SpoolCopy` that receives its blocks as read
-    (for --compare), or None. Returns (statistics per system, segments, warnings).
+    (for --compare), or None. ``sample``: one bytearray per reference, filled with that
+    reference's first bytes (:func:`_script_warning` reads them), or None.
+    Returns (statistics per system, segments, warnings).
 
     Raises:
         CorpusReadError, InputError: an input cannot be read (named), or the line counts differ.
@@ -323,6 +365,9 @@ def _read_and_count(args: argparse.Namespace, plan: _Plan, paths: list[str],
                 for copy, chunk in zip(copies or (), chunks):
                     if copy is not None:
                         copy.write(chunk)
+                for kept, chunk in zip(sample or (), chunks):
+                    if len(kept) < _SAMPLE_BYTES:
+                        kept += chunk[:_SAMPLE_BYTES - len(kept)]
                 if args.lowercase:
                     chunks = [lowercase_block(c) for c in chunks]
                 refs = chunks[:n_refs]
@@ -391,6 +436,23 @@ def _segments_file(path: str | None) -> Iterator[Any]:
         raise
 
 
+#: the bytes of each reference kept for the script check (enough for its characters)
+_SAMPLE_BYTES = 4 * 1_000_000
+
+
+def _script_warning(plan: _Plan, sample: list[bytearray], tokenize: str) -> str | None:
+    """The warning when the references' script calls for another tokenizer than ``tokenize``
+    (:mod:`bleu_compat.cli.score.script_check`), unless ``-l`` already gave it."""
+    from bleu_compat.cli.score.script_check import SAMPLE_CHARACTERS, advice
+
+    share = SAMPLE_CHARACTERS // max(1, len(sample))
+    text = "\n".join(bytes(b).decode("utf-8", "ignore")[:share] for b in sample)
+    found = advice(text)
+    if found is None or any(f"{found.tokenizer!r} tokenizer" in w for w in plan.warnings):
+        return None
+    return found.warning(tokenize)
+
+
 def _run(args: argparse.Namespace, plan: _Plan, spool: Spool) -> int:
     compare = plan.configs is not None
     given = [*plan.ref_paths, *plan.system_paths]
@@ -405,21 +467,30 @@ def _run(args: argparse.Namespace, plan: _Plan, spool: Spool) -> int:
     with _segments_file(None if compare else args.segments) as handle:
         writer = None if handle is None else SegmentWriter(
             handle, args.max_order, plan.tokenize, plan.smooth, plan.smooth_value)
+        sample = [bytearray() for _ in plan.ref_paths]
         try:
-            stats, n_segments, warnings = _read_and_count(args, plan, given, writer, copies)
+            stats, n_segments, warnings = _read_and_count(args, plan, given, writer, copies,
+                                                          sample)
         finally:
             for copy in copies:
                 if copy is not None:
                     copy.close()
+    plan.script_warning = _script_warning(plan, sample, plan.tokenize)
+    plan.script_sample = sample
+    if plan.script_warning:
+        warnings = [*warnings, plan.script_warning]
     for warning in warnings:
         _warn(args, warning)
     names = list(plan.system_paths)
+    eff = bool(getattr(args, "effective_order", False))
     sacre_fields = signature_fields(len(plan.ref_paths), lowercase=args.lowercase,
                                     tokenize=plan.tokenize, smooth_method=plan.smooth,
-                                    smooth_value=plan.smooth_value, max_order=args.max_order)
+                                    smooth_value=plan.smooth_value, max_order=args.max_order,
+                                    effective_order=eff)
     if plan.sacrebleu_output:
         scores = [sacrebleu_bleu(s.matches, s.totals, s.hyp_len, s.ref_len,
-                                 smooth_method=plan.smooth, smooth_value=plan.smooth_value)
+                                 smooth_method=plan.smooth, smooth_value=plan.smooth_value,
+                                 effective_order=eff)
                   for s in stats]
         if len(scores) == 1:
             print(single_system(scores[0], sacre_fields, width=plan.width, fmt=plan.fmt,
@@ -430,18 +501,36 @@ def _run(args: argparse.Namespace, plan: _Plan, spool: Spool) -> int:
             print(several_systems(names, scores, sacre_fields, width=plan.width, fmt=plan.fmt,
                                   short=args.short, color=color))
         return 0
-    results = [_smoothed(bleu_from_stats(s), plan) for s in stats]
+    results = [_smoothed(bleu_from_stats(s), plan, eff) for s in stats]
     sig = signature(len(plan.ref_paths), lowercase=args.lowercase, tokenize=plan.tokenize,
-                    smooth=plan.smooth, smooth_value=plan.smooth_value, max_order=args.max_order)
+                    smooth=plan.smooth, smooth_value=plan.smooth_value, max_order=args.max_order,
+                    effective_order=eff)
     roles = None if plan.sacre else roles_line(plan.system_paths[0], plan.ref_paths)
 
     comparisons: list[Any] = []
     decompositions: list[Any] = []
     versions: dict[str, str] = {}
+    reports: list[dict[str, Any]] = []
     if compare:
         status = _compare(args, plan, paths, comparisons, decompositions, versions)
         if status:
             return status
+        from bleu_compat.cli.score.compare_render import to_report
+
+        headline = next((r.config for r in plan.resolved if r.config.name == "card"), None)
+        if headline is None:
+            from bleu_compat.decompose import Configuration
+
+            headline = Configuration("headline", "card", plan.tokenize,
+                                     lowercase=args.lowercase, smoothing=plan.smooth,
+                                     smooth_value=plan.smooth_value, max_order=args.max_order)
+        # the headline in sacreBLEU's names (the card row's smoothing is the card's method)
+        from dataclasses import replace as _replace
+
+        headline = _replace(headline, smoothing=plan.smooth, smooth_value=plan.smooth_value)
+        text = "\n".join(bytes(b).decode("utf-8", "ignore") for b in plan.script_sample)
+        reports = [to_report(d, len(plan.ref_paths), plan.width, versions, headline, text)
+                   for d in decompositions]
 
     # Every output carries the signature (SPEC.md section 8). Where standard output is a
     # bare value scripts capture (-b) or the card's output object (`score HYP REF --json`),
@@ -462,6 +551,7 @@ def _run(args: argparse.Namespace, plan: _Plan, spool: Spool) -> int:
             "tokenize": plan.tokenize,
             "lowercase": args.lowercase,
             "smooth_method": plan.smooth,
+            "effective_order": eff,
             "max_order": args.max_order,
             "references": list(plan.ref_paths),
             "segments": n_segments,
@@ -473,8 +563,14 @@ def _run(args: argparse.Namespace, plan: _Plan, spool: Spool) -> int:
                 0.1 if plan.smooth == "floor" else 1)
         if compare:
             doc["versions"] = versions
-            for row, c, d in zip(doc["systems"], comparisons, decompositions):
+            doc["options_not_applied"] = {  # issue 23: what each configuration could not take
+                r.config.name: [{"option": flag, "why": why} for flag, why in r.not_applied]
+                + [{"option": flag, "why": f"the configuration sets {key}= itself"}
+                   for flag, key in r.kept]
+                for r in plan.resolved}
+            for row, c, d, rep in zip(doc["systems"], comparisons, decompositions, reports):
                 row["compare"] = compare_json(c, d)
+                row["compare"]["to_report"] = rep
         print(dumps_js(doc, indent=2))
     elif plan.fmt == "csv":
         print(csv_text(names, results, comparisons, args.max_order, sig), end="")
@@ -492,7 +588,9 @@ def _run(args: argparse.Namespace, plan: _Plan, spool: Spool) -> int:
             print(roles)
         print(f"signature: {sig}")
         if compare:
-            print(configurations_text(names, decompositions, versions, plan.fmt == "markdown"))
+            print(report_text(names, reports, plan.fmt == "markdown"))
+            print(configurations_text(names, decompositions, versions, plan.fmt == "markdown",
+                                      plan.resolved, len(plan.ref_paths)))
             print(compare_text(comparisons, versions, plan.fmt == "markdown"))
     if getattr(args, "html", None):
         status = write_compare_html(args.html, names, comparisons, versions, decompositions)
@@ -522,7 +620,7 @@ def _compare(args: argparse.Namespace, plan: _Plan, paths: list[str], comparison
             versions.update({lib: library_version(lib) for lib in parity})
             for src in sys_sources:
                 decompositions.append(compare_configs(
-                    src, ref_sources, plan.configs or (),
+                    src, ref_sources, [r.config for r in plan.resolved],
                     card_tokenize=plan.tokenize, progress=progress,
                     card_lowercase=args.lowercase,
                 ))
@@ -565,9 +663,10 @@ class _WithCauses:
         self._writer.write(system, first, rows, hyp, refs, self._causes)
 
 
-def _smoothed(result: BleuResult, plan: _Plan) -> BleuResult:
-    """The card's score with ``-s``: bleu-smoothing-compute on the corpus statistics."""
-    if plan.smooth == "none":
+def _smoothed(result: BleuResult, plan: _Plan, effective_order: bool = False) -> BleuResult:
+    """The card's score with ``-s`` (and ``--effective-order``): bleu-smoothing-compute on the
+    corpus statistics."""
+    if plan.smooth == "none" and not effective_order:
         return result
     import dataclasses
 
@@ -576,7 +675,8 @@ def _smoothed(result: BleuResult, plan: _Plan) -> BleuResult:
     s = result.stats
     method = SMOOTH_CARD[plan.smooth]
     eps = plan.smooth_value if method == "method1" else None
-    sm = smoothed_bleu(s.matches, s.totals, s.hyp_len, s.ref_len, smoothing=method, epsilon=eps)
+    sm = smoothed_bleu(s.matches, s.totals, s.hyp_len, s.ref_len, smoothing=method, epsilon=eps,
+                       effective_order=effective_order)
     return dataclasses.replace(result, bleu=sm.bleu)
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from fractions import Fraction
 from typing import Any, Sequence
 
 from bleu_compat.cli.score.markdown_output import markdown_table
@@ -130,30 +131,71 @@ def _points(x: float) -> str:
     return to_fixed_str(x, 6)
 
 
+def own_words(cfg: Any, n_refs: int) -> str:
+    """A configuration in its implementation's own words, as its adapter's ``call_text``
+    writes them (sacreBLEU's signature, NLTK's call), or ``""`` (no such hook)."""
+    from bleu_compat.decompose import _library
+
+    lib = _library(cfg.implementation)
+    call = getattr(lib.adapter_module(), "call_text", None) if lib is not None else None
+    return call(cfg, n_refs) if call is not None else ""
+
+
+def _reference_implementation() -> str:
+    """The implementation of the first default configuration: the one whose number users
+    report (the registry's first ``in_default_compare`` implementation)."""
+    from bleu_compat.decompose import BUILTIN, DEFAULT_COMPARE
+
+    return BUILTIN[DEFAULT_COMPARE[0]].implementation
+
+
 def configurations_text(names: list[str], results: list[Any], versions: dict[str, str],
-                  markdown: bool) -> str:
+                        markdown: bool, resolved: Sequence[Any] = (), n_refs: int = 1) -> str:
+    """The configurations compared (each number, implementation, settings in full, the options
+    it could not take) and each pair's decomposition, per system."""
     from bleu_compat.decompose import first_lines
 
     from bleu_compat.libraries import library_version
 
+    def version_of(name: str) -> str:
+        if name == "card":
+            return ""
+        return versions.get(name) or library_version(name) or ""
+
     def impl(name: str) -> str:
         if name == "card":
             return "bleu-compat"
-        version = versions.get(name) or library_version(name)
-        return f"{display(name)} {version}".strip()
+        return f"{display(name)} {version_of(name)}".strip()
 
+    bullet = "- " if markdown else "  "
     out = ["", ("## " if markdown else "")
-           + "The libraries as their users run them (BLEU, 0-100 scale; each number is the "
-           "library's own)"]
+           + "The configurations compared (BLEU, 0-100 scale; each number is the "
+           "implementation's own; the options given apply to every configuration that can "
+           "have them, docs/score.md)"]
+    by_name = {r.config.name: r for r in resolved}
     for name, res in zip(names, results):
         out.append("")
         out.append(f"### {name}" if markdown else name)
-        rows = [["configuration", "BLEU", "implementation", "settings"]]
+        rows = [["configuration", "BLEU", "implementation", "settings", "not applied"]]
+        words: list[str] = []
         for run in res.runs:
+            r = by_name.get(run.config.name)
+            missing = ", ".join(flag for flag, _ in r.not_applied) if r is not None else ""
             rows.append([run.config.name, _points(run.points), impl(run.config.implementation),
-                         run.config.signature()])
+                         run.config.signature(), missing or "-"])
+            own = own_words(run.config, n_refs)
+            if own:
+                words.append(f"{run.config.name}: {own}")
+            if r is not None:
+                words += [f"{run.config.name}: {flag} not applied: {why}"
+                          for flag, why in r.not_applied]
+                words += [f"{run.config.name}: {flag} not applied: the configuration sets "
+                          f"{key}= itself" for flag, key in r.kept]
+        if all(row[4] == "-" for row in rows[1:]):  # every option given was applied everywhere
+            rows = [row[:4] for row in rows]
         out.append(markdown_table(rows) if markdown else
-                   "\n".join("  " + line for line in aligned(rows, (0, 2, 3)).splitlines()))
+                   "\n".join("  " + line for line in aligned(rows, (0, 2, 3, 4)).splitlines()))
+        out += [bullet + w for w in words]
         for mismatch in getattr(res, "token_mismatches", ()):  # issue 20: the library's tokens
             out.append(("- " if markdown else "") + f"UNEXPECTED {mismatch.message()}")
         for d in res.decompositions:
@@ -168,38 +210,199 @@ def configurations_text(names: list[str], results: list[Any], versions: dict[str
             if d.not_decomposable:
                 out.append(f"{head}: not decomposable: {d.not_decomposable}")
                 continue
-            inert = ""
-            if d.inert:
-                inert = (("- " if markdown else "  ") + "differ but move the score in no "
-                         "combination of the factors (steps and Shapley values exactly 0): "
+            out += decomposition_lines(d, _points(a.points), markdown, head)
+    return "\n".join(out)
+
+
+#: causes whose step and Shapley value are both smaller than this (points, 0-100) are folded
+#: into one line per pair (the JSON keeps every exact value)
+FOLD_BELOW_POINTS = 1e-9
+
+
+def _sign(x: Fraction | None) -> int:
+    if x is None or abs(float(100 * x)) < FOLD_BELOW_POINTS:
+        return 0
+    return 1 if x > 0 else -1
+
+
+def _pts(x: Fraction) -> str:
+    return fmt_points(float(100 * x))
+
+
+def _ranked_lines(effects: Sequence[tuple[int, Fraction]], limit: int) -> str:
+    shown = ", ".join(f"{line} ({_pts(e)})" for line, e in effects[:limit])
+    more = f", ... (the top {limit} of {len(effects)})" if len(effects) > limit else ""
+    return shown + more
+
+
+def decomposition_lines(d: Any, start: str, markdown: bool, head: str) -> list[str]:
+    """One pair's decomposition in text (issue 23, item 4).
+
+    The causes sorted by the size of their Shapley value (by the size of their step
+    when there are no Shapley values); those whose step and Shapley value are both
+    below :data:`FOLD_BELOW_POINTS` folded into one line with the factors that move the
+    score in no combination; the chain of steps in its order; a sentence for each cause
+    whose step and Shapley value disagree in sign, and each pair they rank differently
+    (the interaction behind it); the lines behind each cause ranked by how much each
+    moves the score alone, the top ones first.
+    """
+    from bleu_compat.decompose import FIRST_LINES
+
+    bullet = "- " if markdown else "  "
+    out: list[str] = []
+    if not d.causes:
+        out.append(f"{head}: the same number, nothing to decompose")
+        if d.inert:
+            out.append(bullet + "differ but move the score in no combination of the factors "
+                       "(steps and Shapley values exactly 0): " + ", ".join(d.inert))
+        return out
+    order = {id(c): k for k, c in enumerate(d.causes, 1)}
+
+    def size(c: Any) -> Fraction:
+        return abs(c.shapley) if c.shapley is not None else abs(c.contribution)
+
+    ranked = sorted(d.causes, key=lambda c: (-size(c), order[id(c)]))
+    shown = [c for c in ranked if abs(float(100 * c.contribution)) >= FOLD_BELOW_POINTS
+             or (c.shapley is not None and abs(float(100 * c.shapley)) >= FOLD_BELOW_POINTS)]
+    folded = [c for c in ranked if c not in shown]
+    by = "Shapley value" if any(c.shapley is not None for c in d.causes) else "step"
+    out.append(head + f"; the causes by the size of their {by} (the Shapley value: the "
+               "factor's average share over every order of the steps; the step: its effect "
+               "at its place in the chain below):")
+    rows = [["cause", "change", "Shapley (points)", "step (points)", "step no."]]
+    for c in shown:
+        rows.append([c.cause, c.change, "-" if c.shapley is None else _pts(c.shapley),
+                     _pts(c.contribution), str(order[id(c)])])
+    if shown:
+        out.append(markdown_table(rows) if markdown else
+                   "\n".join("  " + line for line in aligned(rows, (0, 1)).splitlines()))
+    else:
+        out.append(bullet + "no cause moves the score by 1e-9 points or more")
+    if folded or d.inert:
+        parts = []
+        if folded:
+            parts.append("below 1e-9 points (step and Shapley value; every "
+                         "exact value in -f json): " + ", ".join(
+                             f"{c.cause} (step {_pts(c.contribution)}, Shapley "
+                             f"{'-' if c.shapley is None else _pts(c.shapley)})" for c in folded))
+        if d.inert:
+            parts.append("moving the score in no combination of the factors (exactly 0): "
                          + ", ".join(d.inert))
-            if not d.causes:
-                out.append(f"{head}: the same number, nothing to decompose")
-                if inert:
-                    out.append(inert)
-                continue
-            out.append(head + "; one factor at a time (step), and each factor's Shapley "
-                       "value (the average over every order of the steps):")
-            rows = [["step", "cause", "change", "BLEU after", "step (points)", "Shapley (points)"]]
-            notes = []
-            for k, c in enumerate(d.causes, 1):
-                rows.append([str(k), c.cause, c.change, _points(100 * c.end),
-                             fmt_points(float(100 * c.contribution)),
-                             "-" if c.shapley is None else fmt_points(float(100 * c.shapley))])
-                if c.lines_note:
-                    notes.append(f"{c.cause}: {c.lines_note}: lines {first_lines(c.lines)}")
-                for note, lines in c.lines_other.items():
-                    notes.append(f"{c.cause}: {note}: lines {first_lines(lines)}")
-            out.append(markdown_table(rows) if markdown else
-                       "\n".join("  " + line for line in aligned(rows, (0, 1, 2)).splitlines()))
-            total = sum((c.contribution for c in d.causes), start=type(d.difference)(0))
-            out.append(("- " if markdown else "  ")
-                       + f"the steps add up to {fmt_points(float(100 * total))} points exactly "
-                       f"(rational sum of the steps = {d.to} - {d.frm}: "
-                       f"{'yes' if total == d.difference else 'NO'})")
-            if inert:
-                out.append(inert)
-            if d.shapley_note:
-                out.append(("- " if markdown else "  ") + d.shapley_note)
-            out += [("- " if markdown else "  ") + n for n in notes]
+        out.append(bullet + "folded: " + "; ".join(parts))
+    chain = " -> ".join(f"{c.cause} -> {_points(100 * c.end)}" for c in d.causes)
+    total = sum((c.contribution for c in d.causes), start=Fraction(0))
+    out.append(bullet + f"the chain, one factor at a time: {start} -> {chain}; the steps add up "
+               f"to {_pts(total)} points exactly (rational sum of the steps = {d.to} - {d.frm}: "
+               f"{'yes' if total == d.difference else 'NO'})")
+    if d.shapley_note:
+        out.append(bullet + d.shapley_note)
+    out += [bullet + sentence for sentence in _disagreements(shown)]
+    for c in shown:
+        if c.lines_note:
+            out.append(bullet + _lines_sentence(c.cause, c.lines_note, c.lines, c.line_effects,
+                                                FIRST_LINES))
+        for note, lines in c.lines_other.items():
+            out.append(bullet + _lines_sentence(c.cause, note, lines,
+                                                c.other_effects.get(note, ()), FIRST_LINES)
+                       + " (evaluated at the other end)")
+    return out
+
+
+def _lines_sentence(cause: str, note: str, lines: Sequence[int],
+                    effects: Sequence[tuple[int, Fraction]], limit: int) -> str:
+    from bleu_compat.decompose import first_lines
+
+    count = f"{len(lines)} line{'s' if len(lines) != 1 else ''}"
+    if not effects:
+        return f"lines behind {cause} ({note}): {first_lines(lines, limit)}"
+    return (f"lines behind {cause} ({note}: {count}), those that move the score most first "
+            f"(each line alone, points): {_ranked_lines(effects, limit)}")
+
+
+def _why(c: Any) -> str:
+    """The interaction behind a cause's step and Shapley value differing, in words."""
+    if c.partner is None or c.alone is None:
+        return "its effect depends on the factors stepped before it"
+    other, after = c.partner
+    return (f"it interacts most with {other}: made first it moves the score by "
+            f"{_pts(c.alone)} points, right after {other} by {_pts(after)}")
+
+
+def _disagreements(shown: Sequence[Any]) -> list[str]:
+    """A sentence per cause whose step and Shapley value disagree in sign, and per pair of
+    causes the two rank differently."""
+    out = []
+    with_shapley = [c for c in shown if c.shapley is not None]
+    for c in with_shapley:
+        if _sign(c.contribution) != _sign(c.shapley):
+            out.append(f"{c.cause}: its step ({_pts(c.contribution)}) and its Shapley value "
+                       f"({_pts(c.shapley)}) disagree in sign: {_why(c)}. The step is its "
+                       "effect at its place in the chain, the Shapley value its share averaged "
+                       "over every order: read the Shapley value for its share of the gap.")
+    for i, x in enumerate(with_shapley):
+        for y in with_shapley[i + 1:]:
+            if abs(y.contribution) > abs(x.contribution) and abs(x.shapley) > abs(y.shapley):
+                out.append(f"{x.cause} and {y.cause} rank one way by Shapley value ({x.cause} "
+                           f"larger) and the other by step ({y.cause} larger): for "
+                           f"{x.cause}, {_why(x)}; for {y.cause}, {_why(y)}.")
+    return out
+
+
+def to_report(res: Any, n_refs: int, width: int, versions: dict[str, str], headline: Any,
+              reference_text: str | None) -> dict[str, Any]:
+    """The number a paper prints, per system: sacreBLEU's, for the configuration that is
+    sacreBLEU's (issue 23).
+
+    The sacreBLEU corpus-BLEU configuration compared whose settings are the headline's
+    (``headline``: a Configuration), else the first one compared; its number as
+    ``sacrebleu`` prints it (``width`` decimals, Python's rounding), its signature as
+    sacreBLEU writes it, and the warning when the references' script calls for another
+    tokenizer (:mod:`bleu_compat.cli.score.script_check`). Without a sacreBLEU
+    configuration: ``{"configuration": None, "why": ...}``.
+    """
+    from bleu_compat.cli.score.script_check import tokenizer_warning
+    from bleu_compat.decompose import _library
+
+    def key(c: Any) -> tuple[Any, ...]:
+        return (c.tokenize, c.lowercase, c.smoothing, c.smooth_value, c.effective_order,
+                c.max_order)
+
+    reference = _reference_implementation()
+    lib = _library(reference)
+    sign = getattr(lib.adapter_module(), "signature_text", None) if lib is not None else None
+    ours = [run for run in res.runs
+            if run.config.implementation == reference and run.config.aggregation == "corpus"]
+    if not ours or sign is None:
+        return {"configuration": None,
+                "why": f"no {display(reference)} configuration compared (add {reference} to "
+                       f"--compare for the number and signature {display(reference)} prints)"}
+    run = next((r for r in ours if key(r.config) == key(headline)), ours[0])
+    version = versions.get(reference, "")
+    out: dict[str, Any] = {
+        "configuration": run.config.name,
+        "BLEU": f"{run.points:.{width}f}",
+        "score": run.points,
+        "signature": sign(run.config, n_refs),
+        "implementation": f"{display(reference)} {version}",
+    }
+    warning = tokenizer_warning(reference_text, run.config.tokenize) if reference_text else None
+    if warning:
+        out["warning"] = warning
+    return out
+
+
+def report_text(names: Sequence[str], reports: Sequence[dict[str, Any]], markdown: bool) -> str:
+    """``To report`` above the decomposition: each system's number and signature (and warning)."""
+    bullet = "- " if markdown else "  "
+    out = ["", ("## " if markdown else "")
+           + "To report (the number and the signature a paper prints: sacreBLEU's own, for "
+           "the configuration that is sacreBLEU's)"]
+    for name, rep in zip(names, reports):
+        if rep.get("configuration") is None:
+            out.append(f"{bullet}{name}: {rep['why']}")
+            continue
+        out.append(f"{bullet}{name}: BLEU = {rep['BLEU']}  {rep['signature']}  "
+                   f"({rep['implementation']}, configuration {rep['configuration']})")
+        if rep.get("warning"):
+            out.append(f"{bullet}WARNING: {rep['warning']}")
     return "\n".join(out)

@@ -49,6 +49,19 @@ def _decomposition_json(res: Any) -> list[dict[str, Any]]:
                     "shapley": None if c.shapley is None else float(100 * c.shapley),
                     "lines": list(c.lines), "lines_note": c.lines_note,
                     "lines_other": {k: list(v) for k, v in c.lines_other.items()},
+                    # issue 23: exact values (0-1 scale, as fractions), the lines ranked by
+                    # how much each moves the score alone (points), the interaction
+                    "contribution_exact": str(c.contribution),
+                    "shapley_exact": None if c.shapley is None else str(c.shapley),
+                    "line_effects": [[line, float(100 * e)]
+                                     for line, e in getattr(c, "line_effects", ())],
+                    "other_line_effects": {
+                        k: [[line, float(100 * e)] for line, e in v]
+                        for k, v in getattr(c, "other_effects", {}).items()},
+                    "alone": None if getattr(c, "alone", None) is None
+                    else float(100 * c.alone),
+                    "interacts_with": None if getattr(c, "partner", None) is None else {
+                        "cause": c.partner[0], "after_it": float(100 * c.partner[1])},
                 }
                 for c in d.causes
             ],

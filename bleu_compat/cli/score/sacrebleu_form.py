@@ -146,7 +146,8 @@ _SHORT = {"nrefs": "#", "case": "c", "eff": "e", "tok": "tok", "smooth": "s", "v
 
 
 def signature_fields(n_refs: int, *, lowercase: bool, tokenize: str, smooth_method: str,
-                     smooth_value: float | None, max_order: int = 4) -> list[tuple[str, str]]:
+                     smooth_value: float | None, max_order: int = 4,
+                     effective_order: bool = False) -> list[tuple[str, str]]:
     """The signature's (key, value) pairs, in sacreBLEU's order, bleu-compat's version last."""
     from bleu_compat import __version__
 
@@ -155,7 +156,8 @@ def signature_fields(n_refs: int, *, lowercase: bool, tokenize: str, smooth_meth
     if default is not None:  # floor and add-k: the value, as sacreBLEU writes it ([0.10])
         smooth += f"[{(default if smooth_value is None else smooth_value):.2f}]"
     fields = [("nrefs", str(n_refs)), ("case", "lc" if lowercase else "mixed"),
-              ("eff", "no"), ("tok", tokenize), ("smooth", smooth)]
+              ("eff", "yes" if effective_order else "no"), ("tok", tokenize),
+              ("smooth", smooth)]
     if max_order != 4:
         fields.append(("order", str(max_order)))
     return fields + [("version", SACREBLEU_RELEASE), ("bleu-compat", __version__)]

@@ -17,7 +17,8 @@ _SMOOTH_DEFAULT_VALUES = {"floor": 0.1, "add-k": 1.0}
 
 
 def signature(n_refs: int, *, lowercase: bool, tokenize: str, smooth: str,
-              smooth_value: float | None = None, max_order: int = 4) -> str:
+              smooth_value: float | None = None, max_order: int = 4,
+              effective_order: bool = False) -> str:
     """The card's signature in sacreBLEU's style (SPEC.md §8), ``...|bleu-compat:VERSION`` last.
 
     E.g. ``nrefs:4|case:mixed|eff:no|tok:13a|smooth:none|bleu-compat:0.1.0``. Every
@@ -31,5 +32,6 @@ def signature(n_refs: int, *, lowercase: bool, tokenize: str, smooth: str,
         value = _SMOOTH_DEFAULT_VALUES[smooth] if smooth_value is None else smooth_value
         smooth = f"{smooth}[{value:.2f}]"
     order = f"|order:{max_order}" if max_order != 4 else ""
-    return (f"nrefs:{n_refs}|case:{'lc' if lowercase else 'mixed'}|eff:no|tok:{tokenize}"
+    eff = "yes" if effective_order else "no"
+    return (f"nrefs:{n_refs}|case:{'lc' if lowercase else 'mixed'}|eff:{eff}|tok:{tokenize}"
             f"|smooth:{smooth}{order}|bleu-compat:{__version__}")

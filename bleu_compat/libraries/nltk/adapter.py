@@ -308,3 +308,23 @@ def _brevity(mode: str, request: dict[str, Any], raw: dict[str, Any]) -> dict[st
         "closest_reference_lengths": closest,
         "brevity_penalty": _round(bp, request.get("decimals")),
     }
+
+
+def call_text(cfg: Any, n_refs: int = 1) -> str:
+    """The NLTK call :func:`score_lines` makes for ``cfg``, as a user would write it.
+
+    E.g. ``corpus_bleu(refs, hyps, weights=(0.25, 0.25, 0.25, 0.25),
+    smoothing_function=SmoothingFunction().method3) on str.split() tokens``
+    (``score --compare`` prints it in the configuration's row: issue 23).
+    """
+    n = cfg.max_order
+    weights = "(" + ", ".join([repr(1 / n)] * n) + ("," if n == 1 else "") + ")"
+    if cfg.smoothing == "none":
+        smoothing = ""
+    else:
+        eps = f"epsilon={cfg.smooth_value!r}" if cfg.smooth_value is not None else ""
+        smoothing = f", smoothing_function=SmoothingFunction({eps}).{cfg.smoothing}"
+    tokens = "str.split()" if cfg.tokenize in ("split", "none") else f"{cfg.tokenize}"
+    case = "lowercased, " if cfg.lowercase else ""
+    return (f"call nltk.translate.bleu_score.corpus_bleu(refs, hyps, weights={weights}"
+            f"{smoothing}) on {case}{tokens} tokens")

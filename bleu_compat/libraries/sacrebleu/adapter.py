@@ -397,3 +397,37 @@ def _brevity(mode: str, request: dict[str, Any], raw: dict[str, Any]) -> dict[st
         "closest_reference_lengths": closest,
         "brevity_penalty": _round(score.bp, request.get("decimals")),
     }
+
+
+#: sacreBLEU's default smoothing values (``BLEU.SMOOTH_DEFAULTS``): floor's epsilon, add-k's k
+_SMOOTH_DEFAULTS: dict[str, float | None] = {"none": None, "floor": 0.1, "add-k": 1, "exp": None}
+
+
+def signature_text(cfg: Any, n_refs: int) -> str:
+    """The signature the installed sacreBLEU prints for a corpus-BLEU configuration ``cfg``.
+
+    ``nrefs:1|case:mixed|eff:no|tok:13a|smooth:exp|version:2.6.0`` (sacreBLEU's
+    ``BLEUSignature``: floor's and add-k's value written ``[0.10]``), with ``order:N``
+    before the version when the max order is not 4: sacreBLEU's own signature does
+    not record ``max_ngram_order``, and a number to report must say it (issue 23).
+    """
+    smooth = cfg.smoothing
+    default = _SMOOTH_DEFAULTS.get(smooth)
+    if default is not None:
+        smooth += f"[{(default if cfg.smooth_value is None else cfg.smooth_value):.2f}]"
+    fields = [f"nrefs:{n_refs}", f"case:{'lc' if cfg.lowercase else 'mixed'}",
+              f"eff:{'yes' if cfg.effective_order else 'no'}", f"tok:{cfg.tokenize}",
+              f"smooth:{smooth}"]
+    if cfg.max_order != 4:
+        fields.append(f"order:{cfg.max_order}")
+    return "|".join(fields + [f"version:{library_version('sacrebleu')}"])
+
+
+def call_text(cfg: Any, n_refs: int = 1) -> str:
+    """How ``score --compare`` names this configuration in sacreBLEU's own words: its signature
+    (a sentence average is ``sentence_bleu`` averaged, which has no corpus signature)."""
+    if cfg.aggregation != "corpus":
+        return (f"call mean of sacrebleu.sentence_bleu(hyp, refs, smooth_method={cfg.smoothing!r}, "
+                f"tokenize={cfg.tokenize!r}) over the segments; signature "
+                + signature_text(cfg, n_refs))
+    return "signature " + signature_text(cfg, n_refs)
