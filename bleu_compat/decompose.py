@@ -569,6 +569,16 @@ class _Statistics:
                         if count > b.get(g, 0):
                             b[g] = count
             lengths = [len(ref) for ref in pool]
+            distinct = sorted(set(lengths))
+
+            def closest(c: int) -> int:
+                # the closest pooled length, ties to the shorter (min by (|x - c|, x)), by bisection
+                import bisect
+
+                k = bisect.bisect_left(distinct, c)
+                near = distinct[max(0, k - 1):k + 1]
+                return min(near, key=lambda x: (abs(x - c), x))
+
             rows = []
             for hyp in tokens(self.hyp_path, 0):
                 matches, totals = [], []
@@ -577,7 +587,7 @@ class _Statistics:
                     b = best[order - 1]
                     matches.append(sum(min(c, b.get(g, 0)) for g, c in counts.items()))
                     totals.append(max(0, len(hyp) - order + 1))
-                r = min(lengths, key=lambda x: (abs(x - len(hyp)), x))
+                r = closest(len(hyp))
                 rows.append(matches + totals + [len(hyp), r])
             self._pooled[key] = (rows, lengths)
         return self._pooled[key]
