@@ -125,8 +125,8 @@ def parse_score(text: str, scale: str | None = None) -> tuple[float, int, str, s
     decimals = max(0, -d.as_tuple().exponent)  # type: ignore[operator]
     if scale is None:
         scale = "0-1" if value <= 1 else "0-100"
-        note = ("read on the 0-1 scale (a value of at most 1); give --scale 0-100 for BLEU points"
-                if scale == "0-1" else "read as BLEU points (0-100 scale: a value above 1)")
+        note = ("read on the 0-1 scale (a value of at most 1; --scale 0-100 reads it as BLEU points)"
+                if scale == "0-1" else "read as BLEU points, on the 0-100 scale (a value above 1)")
     else:
         if scale not in ("0-1", "0-100"):
             raise ValueError(f"scale {scale!r}: 0-1 or 0-100")
