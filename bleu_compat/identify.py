@@ -72,7 +72,16 @@ class Match:
 
     def signature(self) -> str:
         """The configuration's signature with its releases."""
-        return self.config.signature() + f"|release:{_span(self.releases)}"
+        return self.config.signature() + f"|release:{self.release_label}"
+
+    @property
+    def release_label(self) -> str:
+        """``"3.5..3.10.4"`` for every verified release from the first to the last, else
+        the releases joined by ``+``; ``"installed"`` when the implementation lists none."""
+        from bleu_compat.decompose import _library
+
+        lib = _library(self.config.implementation)
+        return _span(self.releases, lib.verified if lib is not None else ())
 
 
 @dataclass(frozen=True)
@@ -136,10 +145,17 @@ def parse_score(text: str, scale: str | None = None) -> tuple[float, int, str, s
     return value, decimals, scale, note
 
 
-def _span(releases: Sequence[str]) -> str:
+def _span(releases: Sequence[str], verified: Sequence[str] = ()) -> str:
     if not releases:
         return "installed"
-    return releases[0] if len(releases) == 1 else f"{releases[0]}..{releases[-1]}"
+    if len(releases) == 1:
+        return releases[0]
+    known = list(verified)
+    if releases[0] in known and releases[-1] in known:
+        first, last = known.index(releases[0]), known.index(releases[-1])
+        if list(releases) == known[first:last + 1]:
+            return f"{releases[0]}..{releases[-1]}"
+    return "+".join(releases)
 
 
 class _Orders:

@@ -95,8 +95,6 @@ def _as_json(r: Any) -> dict[str, Any]:
 
 
 def _as_text(r: Any, show_all: bool) -> str:
-    from bleu_compat.identify import _span
-
     lines = [f"identify {r.score} ({r.scale_note}; {r.decimals} decimal"
              f"{'s' if r.decimals != 1 else ''}) on {r.system} against {', '.join(r.references)}",
              f"searched {r.searched} configurations on {r.tokenizations} tokenizations "
@@ -113,7 +111,7 @@ def _as_text(r: Any, show_all: bool) -> str:
         for m in rows:
             value = m.points if r.scale == "0-100" else m.bleu
             lines.append(f"  {value:.6f}  {m.config.name:<{width}}  {m.implementation} "
-                         f"{_span(m.releases)}  {m.signature()}")
+                         f"{m.release_label}  {m.signature()}")
         if len(rows) < len(r.matches):
             lines.append(f"  ... and {len(r.matches) - len(rows)} more (--all lists them)")
     for note in r.not_searched:
