@@ -264,7 +264,10 @@ def _config_syntax() -> str:
                            if e.partition(":")[0] in BUILTIN)
     return (
         f"CONFIG is a built-in name ({', '.join(BUILTIN)}) or BASE:key=value,... with keys "
-        f"tok={'|'.join(_TOKENIZERS[1:] + _TOKENIZERS[:1])} (split = str.split()), lc=yes|no "
+        f"tok={'|'.join(_TOKENIZERS[1:] + _TOKENIZERS[:1])} (split = str.split()"
+        + "".join(f"; {lib.display_name} also {'|'.join(lib.tokenizers)}"
+                  for lib in _libraries() if lib.tokenizers)
+        + "), lc=yes|no "
         f"(lowercase), smooth=<method> ({smooth}), value=<float>"
         + (f" ({values})" if values else "")
         + ", eff=yes|no (effective order"
