@@ -168,3 +168,38 @@ def test_missing_file_is_one_line_exit_2(tmp_path: Path, capsys) -> None:
     code = main(["identify", "23.4", ref, "-i", str(tmp_path / "absent.txt")])
     captured = capsys.readouterr()
     assert code == 2 and "absent.txt" in captured.err and captured.err.count("\n") == 1
+
+
+def test_every_sacrebleu_and_nltk_value_of_the_grid_is_the_librarys(tmp_path: Path) -> None:
+    """On a small corpus where some orders have no match (so every smoothing matters), each
+    searched configuration of an installed implementation (at its installed release: sacreBLEU,
+    NLTK and whichever others are here) is the library's own number, run as its users run it
+    (the adapters' ``score_lines``), bit for bit."""
+    from bleu_compat.decompose import library_points
+    from bleu_compat.identify import search
+
+    ref, hyp = tmp_path / "ref.txt", tmp_path / "hyp.txt"
+    ref.write_text("The cat sat on the mat, didn't it?\nHello world.\nA B C D E F\n", encoding="utf-8")
+    hyp.write_text("the cat is on the mat, did it?\nhello there world.\nA B X D E\n", encoding="utf-8")
+    refs, hyps = _lines(str(ref)), _lines(str(hyp))
+    from bleu_compat.libraries.registry import libraries
+
+    installed = {}
+    for lib in libraries():
+        try:
+            installed[lib.name] = (lib, lib.installed_version())
+        except Exception:  # noqa: BLE001 - not installed here
+            continue
+    s = search(str(hyp), [str(ref)])
+    checked: dict[str, int] = {}
+    for m in s.values:
+        impl = m.config.implementation
+        if impl not in installed or installed[impl][1] not in m.releases or "path" in \
+                installed[impl][0].config_keys:
+            continue
+        lib = installed[impl][0]
+        points = library_points(m.config, hyps, [refs])
+        real = points / 100 if lib.native.scale == "0-100" else points
+        assert m.bleu == real, (m.config.name, m.config.signature(), m.bleu, real)
+        checked[impl] = checked.get(impl, 0) + 1
+    assert checked.get("sacrebleu", 0) > 300 and checked.get("nltk", 0) > 200, checked
