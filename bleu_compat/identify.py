@@ -354,12 +354,16 @@ def search(hypothesis: str, references: Sequence[str], *,
 
     Raises:
         CorpusReadError: a file cannot be read.
+        ValueError: the files have different numbers of lines.
     """
     from bleu_compat import decompose as dc
     from bleu_compat.corpus_io import read_lines
-    read_lines(hypothesis)  # errors before any counting
-    for r in references:
-        read_lines(r)
+    counts = {path: len(read_lines(path).lines) for path in (hypothesis, *references)}
+    n = counts[hypothesis]  # every file read and checked before any counting
+    for path, count in counts.items():
+        if count != n:
+            raise ValueError(f"line counts differ: {hypothesis} has {n} line{'s' if n != 1 else ''}, "
+                             f"{path} has {count}: the files must be line-aligned")
     not_searched: list[str] = []
     libs = dc._libraries()
     stats = dc._Statistics(hypothesis, references, max(MAX_ORDERS))

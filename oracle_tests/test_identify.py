@@ -203,3 +203,13 @@ def test_every_sacrebleu_and_nltk_value_of_the_grid_is_the_librarys(tmp_path: Pa
         assert m.bleu == real, (m.config.name, m.config.signature(), m.bleu, real)
         checked[impl] = checked.get(impl, 0) + 1
     assert checked.get("sacrebleu", 0) > 300 and checked.get("nltk", 0) > 200, checked
+
+
+def test_files_of_different_lengths_are_one_line_exit_2(tmp_path: Path, capsys) -> None:
+    ref, _ = _tiny(tmp_path)  # two lines
+    one = tmp_path / "one.txt"
+    one.write_text("the cat\n", encoding="utf-8")
+    code = main(["identify", "23.4", ref, "-i", str(one)])
+    captured = capsys.readouterr()
+    assert code == 2 and captured.out == "" and "line counts differ" in captured.err
+    assert captured.err.count("\n") == 1
