@@ -79,6 +79,30 @@ def test_methods_4_to_7_are_nltks_numbers_and_decompose(tmp_path: Path, seed: in
     _check(compare(h, [r], ["sacrebleu", *specs]), expected)
 
 
+@pytest.mark.parametrize("seed", range(4))
+def test_methods_with_two_references_and_other_max_orders(tmp_path: Path, seed: int) -> None:
+    """Two references per segment and max order 2 or 3 (weights 1/N; method5's order-5 term
+    is the last segment's whatever N is)."""
+    from bleu_compat.decompose import compare
+
+    rng = random.Random(100 + seed)
+    hyps, refs = _corpus(rng, rng.randint(2, 5))
+    _, refs2 = _corpus(rng, len(hyps))
+    order = 2 + seed % 2
+    h, r = _write(tmp_path, hyps, refs)
+    r2 = tmp_path / "ref2.txt"
+    r2.write_text("".join(x + "\n" for x in refs2), encoding="utf-8")
+    expected = {}
+    for m in ("method4", "method5", "method7"):
+        sf = nltk_bleu.SmoothingFunction()
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            expected[f"nltk:smooth={m},order={order}"] = float(nltk_bleu.corpus_bleu(
+                [[a.split(), b.split()] for a, b in zip(refs, refs2)], [x.split() for x in hyps],
+                weights=(1 / order,) * order, smoothing_function=getattr(sf, m)))
+    _check(compare(h, [r, str(r2)], [f"sacrebleu:order={order}", *expected]), expected)
+
+
 def test_method4_and_method7_with_a_zero_match_order_differ_from_method0(tmp_path: Path) -> None:
     # no 3-gram and no 4-gram match: method4 gives each its own small count
     hyps, refs = ["the cat is on mat", "hello there world"], ["the cat sat on a mat", "hello world"]
