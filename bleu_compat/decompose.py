@@ -148,14 +148,23 @@ class Configuration:
         return "none" if self.tokenize == "split" else self.tokenize
 
     @property
-    def card_smoothing(self) -> tuple[str, float]:
+    def card_smoothing(self) -> tuple[str, Any]:
         """(card method, epsilon): the implementation's method as the card's (its declaration's
-        ``smoothing`` map, e.g. sacreBLEU floor = method1, add-k (k=1) = method2, exp = method3)."""
+        ``smoothing`` map, e.g. sacreBLEU floor = method1, add-k (k=1) = method2, exp = method3).
+
+        A method (or value) the cards do not have, which the implementation declares in
+        ``own_smoothing`` (NLTK's method4–method7, sacreBLEU's add-k with k ≠ 1), is
+        ``("<implementation>:<method>", value)`` (value None: the library's default): its
+        dialect model computes it (:func:`_own_smoothing_value`)."""
         method = self.smoothing
         lib = _library(self.implementation)
         if lib is not None:
-            card = lib.smoothing[method]
-            if card == "method2" and method != card and self.smooth_value not in (None, 1, 1.0):
+            card = lib.smoothing.get(method)
+            k_not_one = (card == "method2" and method != card
+                         and self.smooth_value not in (None, 1, 1.0))
+            if method in lib.own_smoothing and (card is None or k_not_one):
+                return f"{lib.name}:{method}", self.smooth_value
+            if k_not_one:
                 raise ValueError(
                     f"{self.name}: {method} with k={self.smooth_value} has no card equivalent "
                     "(the card's method2 is k = 1)"
@@ -215,7 +224,8 @@ DEFAULT_COMPARE: tuple[str, ...] = tuple(
     if lib.in_default_compare and lib.configurations) + ("card",)
 #: implementation -> its smoothing method names (``smooth=``)
 _SMOOTHINGS: dict[str, tuple[str, ...]] = {
-    **{lib.name: tuple(lib.smoothing) for lib in _libraries()}, CARD: CARD_SMOOTHINGS}
+    **{lib.name: tuple(dict.fromkeys([*lib.smoothing, *lib.own_smoothing])) for lib in _libraries()},
+    CARD: CARD_SMOOTHINGS}
 #: str.split() and the tokenizers the fast statistics path supports
 _TOKENIZERS = ("split", "none", "13a", "intl", "zh", "char")
 
@@ -254,7 +264,10 @@ def _config_syntax() -> str:
                            if e.partition(":")[0] in BUILTIN)
     return (
         f"CONFIG is a built-in name ({', '.join(BUILTIN)}) or BASE:key=value,... with keys "
-        f"tok={'|'.join(_TOKENIZERS[1:] + _TOKENIZERS[:1])} (split = str.split()), lc=yes|no "
+        f"tok={'|'.join(_TOKENIZERS[1:] + _TOKENIZERS[:1])} (split = str.split()"
+        + "".join(f"; {lib.display_name} also {'|'.join(lib.tokenizers)}"
+                  for lib in _libraries() if lib.tokenizers)
+        + "), lc=yes|no "
         f"(lowercase), smooth=<method> ({smooth}), value=<float>"
         + (f" ({values})" if values else "")
         + ", eff=yes|no (effective order"
@@ -299,10 +312,15 @@ def _check_smooth_value(spec: str, cfg: Configuration) -> None:
                          f"not smooth={cfg.smoothing}")
     if not math.isfinite(value):
         raise ValueError(f"{spec}: value={value}: a finite number")
-    card_method = lib.smoothing[cfg.smoothing] if lib is not None else cfg.smoothing
+    card_method = lib.smoothing.get(cfg.smoothing) if lib is not None else cfg.smoothing
     if card_method == "method1" and not 0 <= value <= 1:
         raise ValueError(f"{spec}: value={value:g}: the epsilon must be in [0, 1] "
                          "(the bleu-smoothing-compute card's range, as --smooth-value)")
+    if card_method == "method2" and value < 0:
+        raise ValueError(f"{spec}: value={value:g}: k is a count added to the matches and "
+                         "totals: 0 or more")
+    if card_method is None and not value > 0:  # NLTK's k (a divisor) and alpha
+        raise ValueError(f"{spec}: value={value:g}: {cfg.smoothing}'s value must be above 0")
 
 
 def parse_config(spec: str, *, card_tokenize: str = "13a",
@@ -554,6 +572,16 @@ class _Statistics:
                         if count > b.get(g, 0):
                             b[g] = count
             lengths = [len(ref) for ref in pool]
+            distinct = sorted(set(lengths))
+
+            def closest(c: int) -> int:
+                # the closest pooled length, ties to the shorter (min by (|x - c|, x)), by bisection
+                import bisect
+
+                k = bisect.bisect_left(distinct, c)
+                near = distinct[max(0, k - 1):k + 1]
+                return min(near, key=lambda x: (abs(x - c), x))
+
             rows = []
             for hyp in tokens(self.hyp_path, 0):
                 matches, totals = [], []
@@ -562,10 +590,33 @@ class _Statistics:
                     b = best[order - 1]
                     matches.append(sum(min(c, b.get(g, 0)) for g, c in counts.items()))
                     totals.append(max(0, len(hyp) - order + 1))
-                r = min(lengths, key=lambda x: (abs(x - len(hyp)), x))
+                r = closest(len(hyp))
                 rows.append(matches + totals + [len(hyp), r])
             self._pooled[key] = (rows, lengths)
         return self._pooled[key]
+
+    def last_segment(self, tok: str, lowercase: Any, whitespace: str = "python",
+                     chop: str = "off") -> tuple[list[str], list[list[str]]]:
+        """The last segment's tokens: (hypothesis, [reference, ...]) (what NLTK's ``corpus_bleu``
+        hands its smoothing function as ``hypothesis`` and ``references``)."""
+        key = ("last", tok, lowercase, whitespace, chop)
+        if key not in self._lengths:
+            from bleu_compat.corpus_io import read_lines
+            from bleu_compat.text_rules import is_plain
+
+            paths = [self.hyp_path, *self.ref_paths]
+            if not is_plain(lowercase, whitespace, chop):
+                from bleu_compat.text_rules import rule_tokens
+
+                sides = [rule_tokens(p, tok, lowercase, whitespace, chop)[-1] for p in paths]
+            elif tok not in _TOKENIZERS and tok != "none":  # a library's own tokenizer
+                sides = [read_lines(self._library_tokenized(p, k, tok, lowercase)).lines[-1].split()
+                         for k, p in enumerate(paths)]
+            else:
+                sides = [config_tokens(read_lines(p).lines[-1], tok, lowercase) for p in paths]
+            self._lengths[key] = [sides[0], sides[1:]]  # type: ignore[list-item]
+        hyp, refs = self._lengths[key]
+        return hyp, refs  # type: ignore[return-value]
 
     def get(self, tok: str, lowercase: Any, whitespace: str = "python",
             chop: str = "off") -> tuple[Any, list[list[int]]]:
@@ -818,6 +869,28 @@ def _arithmetic(request: dict[str, Any], float_order: str, on: frozenset[str]) -
     return run(decider, own[decider.name])
 
 
+def _own_smoothing_value(method: str, value: Any, request: dict[str, Any],
+                         last_segment: Callable[[], Any]) -> float:
+    """The score (0–1) of a smoothing outside the cards (``"<implementation>:<method>"``),
+    as that implementation computes it, end to end, from the state's statistics: its dialect
+    model's ``own_smoothing`` (the state's float order and catalog entries do not apply: the
+    implementation's own arithmetic is part of the method).
+
+    Raises:
+        UnreproducedError: where the library raises (e.g. NLTK's method6 without a trigram match).
+    """
+    impl, _, own = method.partition(":")
+    lib = _library(impl)
+    try:
+        out = float(lib.model_module().own_smoothing(own, value, request, last_segment))
+    except (ArithmeticError, AssertionError, IndexError, ValueError) as exc:
+        raise UnreproducedError(f"{lib.display_name}'s {own} raises {type(exc).__name__}: "
+                                f"{exc}") from None
+    if not math.isfinite(out):
+        raise UnreproducedError(f"{lib.display_name}'s {own} gives {out}")
+    return out
+
+
 @dataclass(frozen=True)
 class _Factor:
     name: str
@@ -883,6 +956,10 @@ class _Evaluator:
                    "reference_length": stats["reference_length"],
                    "smoothing": method, "epsilon": eps,
                    "effective_order": state["effective order"]}
+        if ":" in method:  # a smoothing outside the cards: its implementation computes it
+            return _own_smoothing_value(method, eps, request, functools.partial(
+                self.stats.last_segment, state["tokenization"], state["case"],
+                state["whitespace"], state["chop"]))
         return _arithmetic(request, state[FLOAT_KEY], on)
 
     def segment(self, state: dict[str, Any], row: Sequence[int], lengths: Any) -> Stats:
@@ -966,7 +1043,7 @@ def _display_id(entry: str, cfg: Configuration) -> str:
     the models evaluated are the bleu-smoothing-compute ones, which with method
     ``none`` are the same computation (each implementation's ``corpus_ids``).
     """
-    if cfg.smoothing != "none":
+    if cfg.card_smoothing[0] != "none":
         return entry
     for _, spec in _specs():
         if entry in spec.corpus_ids:
@@ -1021,6 +1098,12 @@ def _describe(name: str, value: Any) -> str:
         return "str.split()" if value == "none" else value
     if name == "smoothing":
         method, eps = value
+        if ":" in method:  # outside the cards
+            impl, _, own = method.partition(":")
+            lib = _library(impl)
+            who = lib.display_name if lib is not None else impl
+            shown = f" ({eps:g})" if eps is not None else ""
+            return f"{who} {own}{shown}, outside the cards"
         return f"{method} (epsilon {eps:g})" if method == "method1" else method
     if name == "effective order":
         return "yes" if value else "no"
@@ -1464,8 +1547,13 @@ def compare(hypothesis: str, references: Sequence[str],
     for c in cfgs:
         if progress:
             progress(f"running {c.name} ({c.implementation})")
-        points = library_points(c, hyp_lines, ref_lines, (hypothesis, list(references)))
         lib = _library(c.implementation)
+        try:
+            points = library_points(c, hyp_lines, ref_lines, (hypothesis, list(references)))
+        except (ArithmeticError, AssertionError, IndexError) as exc:  # the library refuses
+            who = lib.display_name if lib is not None else c.implementation
+            raise ValueError(f"{c.name}: {who} raises {type(exc).__name__} on these files "
+                             f"({exc}): it gives no number") from None
         on_100 = lib is not None and lib.native.scale == "0-100"
         bleu = points / 100 if on_100 else points
         runs.append(ConfigRun(c, bleu, points if on_100 else 100 * bleu))

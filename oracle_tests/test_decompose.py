@@ -265,7 +265,8 @@ class TestConfigurations:
         ("nltk:eff=yes", "no effective order"),
         ("sacrebleu:smooth=method1", "sacrebleu has none, floor, add-k, exp"),
         ("nltk:colour=red", "unknown key 'colour'"),
-        ("sacrebleu:smooth=add-k,value=2", "add-k with k=2.0"),
+        # issue 23: add-k with any k is accepted (sacreBLEU computes it); a negative k is not
+        ("sacrebleu:smooth=add-k,value=-1", "0 or more"),
     ])
     def test_bad_configuration_is_exit_2(self, capsys, spec, message):
         code, out, err = _run(capsys, REF, "-i", SYS, "--compare", spec)

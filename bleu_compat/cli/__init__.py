@@ -36,6 +36,7 @@ COMMANDS = (
         "corpus BLEU of one or more systems (sacreBLEU's command line; optionally beside "
         "other BLEU implementations)",
     ),
+    ("identify", "bleu_compat.cli.identify", "which configurations produce a given BLEU number"),
     ("serve", "bleu_compat.cli.serve", "serve the tools over HTTP (uvicorn)"),
     (
         "crosscheck", "bleu_compat.cli.crosscheck",

@@ -210,7 +210,14 @@ class Library:
             tokenized input, which the cards' tokens are by design).
         smoothing: its smoothing method names -> the card's
             (``none``, ``method1``, ``method2``, ``method3``).
-        value_methods: its methods that take ``value=`` (an epsilon or a k).
+        own_smoothing: its smoothing methods (or method values) the cards do not have
+            -> what each is, in words (NLTK's ``method4``–``method7``; sacreBLEU's
+            ``add-k`` with k ≠ 1, the card's method2 being k = 1). Its dialect model's
+            ``own_smoothing(method, value, request, last_segment)`` computes them as the
+            library does (0–1), from the corpus statistics in ``request`` and, where the
+            library reads them, the last segment's tokens (``last_segment() ->
+            (hypothesis tokens, [reference tokens, ...])``).
+        value_methods: its methods that take ``value=`` (an epsilon, a k or an alpha).
         value_doc: what ``value=`` is for it, in words (for the syntax help).
         no_effective_order: None when ``eff=yes`` is possible, else why not.
         configurations: its built-in ``score --compare`` configurations.
@@ -260,6 +267,7 @@ class Library:
     modes: tuple[str, ...] = ("as_called", "mapped")
     loggers: tuple[str, ...] = ()
     value_methods: tuple[str, ...] = ()
+    own_smoothing: dict[str, str] = field(default_factory=dict)
     value_doc: str = ""
     no_effective_order: str | None = None
     colour: str = "#7f7f7f"

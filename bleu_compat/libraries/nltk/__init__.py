@@ -20,9 +20,22 @@ LIBRARY = Library(
     entries="bleu_compat.libraries.nltk.entries",
     native=NativeValue(keys=("corpus_bleu", "score"), scale="0-1", label="bleu",
                        describe="NLTK's `corpus_bleu`"),
-    smoothing={"none": "none", "method1": "method1", "method2": "method2", "method3": "method3"},
-    value_methods=("method1",),
-    value_doc="NLTK method1's epsilon",
+    smoothing={"none": "none", "method0": "none", "method1": "method1", "method2": "method2",
+               "method3": "method3"},
+    # SmoothingFunction's methods outside the cards (Chen & Cherry 2014 §2.4-2.7 as NLTK
+    # computes them on corpus statistics): the dialect model computes them (model.own_smoothing)
+    own_smoothing={
+        "method4": "1/(2^i * k / ln(c)) over the total for the i-th order without a match "
+                   "(k = 5); c is the corpus' hypothesis length",
+        "method5": "each precision the mean of its neighbours' (the (N+1)-th: the last "
+                   "segment's 5-gram precision)",
+        "method6": "orders >= 3 interpolated with the prior p_(n-1)^2 / p_(n-2) (alpha = 5), "
+                   "the n-gram count taken from the last segment",
+        "method7": "method4, then method5",
+    },
+    value_methods=("method1", "method4", "method6", "method7"),
+    value_doc="NLTK method1's epsilon, method4/method7's k, method6's alpha",
+    tokenizers=("treebank", "word_tokenize"),
     no_effective_order="NLTK's corpus_bleu has no effective order",
     configurations=(
         BuiltinConfiguration("nltk", "split"),
@@ -35,9 +48,10 @@ LIBRARY = Library(
                             f"{_BLEU_PY} corpus_bleu(list_of_references, hypotheses) (3.10)"),
         "case": Factor("as given (no lowercasing)", f"{_BLEU_PY} corpus_bleu (3.10)"),
         "smoothing": Factor("none (method0: an order without a match gets the precision "
-                            "sys.float_info.min, and a warning); method1's epsilon 0.1",
-                            f"{_BLEU_PY} SmoothingFunction.__init__(epsilon=0.1), method0 (3.10); "
-                            "NLTK-ZERO-MATCH-TINY"),
+                            "sys.float_info.min, and a warning); method1's epsilon 0.1; "
+                            "method4-method7 (k = 5, alpha = 5) outside the cards",
+                            f"{_BLEU_PY} SmoothingFunction.__init__(epsilon=0.1, alpha=5, k=5), "
+                            "method0-method7 (3.10); NLTK-ZERO-MATCH-TINY"),
         "effective order": Factor("none (the weights are fixed)",
                                   f"{_BLEU_PY} corpus_bleu(weights=...) (3.10)"),
         "max order": Factor("4, weights (0.25, 0.25, 0.25, 0.25)",

@@ -40,7 +40,16 @@ from typing import Any, Sequence
 from bleu_compat.libraries import AdapterResult, NotRepresentable, dispatch
 from bleu_compat.rounding import to_fixed
 
-__all__ = ["run", "score_lines", "nltk_final_score", "skips_zero_precisions"]
+__all__ = ["run", "score_lines", "nltk_final_score", "skips_zero_precisions", "configure",
+           "tokenize_lines", "TOKENIZERS"]
+
+#: NLTK's own tokenizers a configuration may name (``tok=``), run by NLTK itself:
+#: ``treebank`` is ``TreebankWordTokenizer().tokenize`` (rules only, no data);
+#: ``word_tokenize`` is ``nltk.word_tokenize`` (Punkt sentence splitting, then the
+#: Treebank rules), which needs the ``punkt_tab`` data package
+TOKENIZERS = ("treebank", "word_tokenize")
+#: the data package ``word_tokenize`` loads (NLTK 3.9+; 3.8 and older load ``punkt``)
+PUNKT = "punkt_tab"
 
 LIBRARY = "nltk"
 
@@ -86,15 +95,73 @@ def score_lines(cfg: Any, hyp_lines: Sequence[str], ref_lines: Sequence[Sequence
 
     from bleu_compat.decompose import config_tokens
 
-    hyps = [config_tokens(h, cfg.tokenize, cfg.lowercase) for h in hyp_lines]
-    refs = [[config_tokens(r, cfg.tokenize, cfg.lowercase) for r in seg] for seg in zip(*ref_lines)]
-    sf = SmoothingFunction(epsilon=cfg.smooth_value) if cfg.smooth_value is not None \
-        else SmoothingFunction()
+    if cfg.tokenize in TOKENIZERS:  # NLTK's own tokenizer, lowercasing first as config_tokens
+        def lines(texts: Sequence[str]) -> list[list[str]]:
+            return tokenize_lines(cfg.tokenize, [t.lower() if cfg.lowercase else t for t in texts])
+
+        hyps = lines(hyp_lines)
+        refs = [list(seg) for seg in zip(*(lines(r) for r in ref_lines))]
+    else:
+        hyps = [config_tokens(h, cfg.tokenize, cfg.lowercase) for h in hyp_lines]
+        refs = [[config_tokens(r, cfg.tokenize, cfg.lowercase) for r in seg]
+                for seg in zip(*ref_lines)]
+    # value= is method1's epsilon, method4/method7's k, method6's alpha
+    key = {"method1": "epsilon", "method4": "k", "method7": "k", "method6": "alpha"}
+    sf = SmoothingFunction(**{key[cfg.smoothing]: cfg.smooth_value}) \
+        if cfg.smooth_value is not None else SmoothingFunction()
     fn = None if cfg.smoothing == "none" else getattr(sf, cfg.smoothing)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         return float(corpus_bleu(refs, hyps, weights=(1 / cfg.max_order,) * cfg.max_order,
                                  smoothing_function=fn))
+
+
+def _punkt_installed() -> bool:
+    import nltk
+
+    try:
+        nltk.data.find(f"tokenizers/{PUNKT}/english/")
+    except LookupError:
+        return False
+    return True
+
+
+def configure(cfg: Any) -> Any:
+    """Check an NLTK configuration's tokenizer: ``tok=word_tokenize`` needs NLTK's Punkt
+    data (``punkt_tab``), which ``pip install nltk`` does not bring.
+
+    Raises:
+        ValueError: ``word_tokenize`` without the data (one line naming the package and
+            the command that installs it).
+    """
+    if cfg.tokenize == "word_tokenize" and not _punkt_installed():
+        raise ValueError(
+            f"{cfg.name}: tok=word_tokenize needs NLTK's '{PUNKT}' data package, which is not "
+            f"installed (python -m nltk.downloader {PUNKT}); tok=treebank needs no data")
+    return cfg
+
+
+def tokenize_lines(name: str, lines: Sequence[str]) -> list[list[str]]:
+    """Each line's tokens from NLTK's own tokenizer ``name`` (:data:`TOKENIZERS`).
+
+    ``treebank``: ``TreebankWordTokenizer().tokenize(line)``; ``word_tokenize``:
+    ``nltk.word_tokenize(line)`` (English Punkt, then the Treebank rules).
+
+    Raises:
+        ValueError: an unknown name, or ``word_tokenize`` without the Punkt data.
+    """
+    if name == "treebank":
+        from nltk.tokenize import TreebankWordTokenizer
+
+        tokenize = TreebankWordTokenizer().tokenize
+    elif name == "word_tokenize":
+        if not _punkt_installed():
+            raise ValueError(f"NLTK's word_tokenize needs the '{PUNKT}' data package "
+                             f"(python -m nltk.downloader {PUNKT})")
+        from nltk.tokenize import word_tokenize as tokenize
+    else:
+        raise ValueError(f"NLTK has no tokenizer {name!r}: {', '.join(TOKENIZERS)}")
+    return [list(tokenize(line)) for line in lines]
 
 
 def _round(value: float, decimals: int | None) -> float:

@@ -28,20 +28,28 @@ Entry ids and what switching them on does:
   smoothing (the counts stay raw);
 * ``NLTK-ZERO-TOTAL-NOT-A-FRACTION``: a total of 0 raises
   ``ZeroDivisionError: Fraction(m, 0)`` (as called).
+
+:func:`own_smoothing` computes ``SmoothingFunction.method4``–``method7``, which
+the cards do not have, as ``corpus_bleu`` calls them (3.10.4 read): on the
+corpus ``Fraction(matches, totals)``, with ``hyp_len`` the corpus' hypothesis
+length and ``references``/``hypothesis`` the *last* segment's (``corpus_bleu``
+passes its loop variables), then its last step.
 """
 
 from __future__ import annotations
 
 import math
 import sys
-from typing import Any, Sequence
+from collections import Counter
+from fractions import Fraction
+from typing import Any, Callable, Sequence
 
 from bleu_compat.harness.dialect import (
     card_bp, card_corpus_bleu, card_smoothed_bleu, card_smoothing,
 )
 from bleu_compat.harness.truth import corpus_truth_stats, to_fixed
 
-__all__ = ["evaluate", "nltk_score", "TINY"]
+__all__ = ["evaluate", "nltk_score", "own_smoothing", "TINY", "OWN_DEFAULTS"]
 
 Request = dict[str, Any]
 
@@ -217,3 +225,110 @@ def evaluate(tool_id: str, mode: str, request: Request, on: frozenset[str],
         truth's ``toFixed``), or ``{"error": "Type: message"}`` where NLTK raises.
     """
     return _TOOLS[tool_id](mode, request, on, cache)
+
+
+#: SmoothingFunction's defaults for the methods outside the cards: method4/method7's k,
+#: method6's alpha (ints, as NLTK keeps them: ``5 * Fraction`` stays exact, ``5.0 *`` would not)
+OWN_DEFAULTS: dict[str, Any] = {"method4": 5, "method5": None, "method6": 5, "method7": 5}
+
+
+def _clipped_precision(hyp: Sequence[str], refs: Sequence[Sequence[str]], n: int) -> Fraction:
+    """NLTK's ``modified_precision`` value for one segment at order n: clipped matches over
+    the hypothesis' n-gram count floored at 1 (counted here, not by NLTK)."""
+    def grams(tokens: Sequence[str]) -> Counter[tuple[str, ...]]:
+        return Counter(tuple(tokens[i:i + n]) for i in range(len(tokens) - n + 1))
+
+    counts = grams(hyp)
+    best: dict[tuple[str, ...], int] = {}
+    for ref in refs:
+        for g, c in grams(ref).items():
+            if c > best.get(g, 0):
+                best[g] = c
+    clipped = sum(min(c, best.get(g, 0)) for g, c in counts.items())
+    return Fraction(clipped, max(1, sum(counts.values())))
+
+
+def _method4(p: list[Any], totals: Sequence[int], c: int, k: Any) -> list[Any]:
+    # the i-th order without a match (i from 1) gets 1 / (2^i * k / ln c) over its total,
+    # when the corpus has more than one hypothesis token
+    out, i = list(p), 1
+    for n, value in enumerate(p):
+        if value == 0 and c > 1 and totals[n] > 0:
+            out[n] = (1 / (2**i * k / math.log(c))) / totals[n]
+            i += 1
+    return out
+
+
+def _method5(p: list[Any], fifth: Fraction) -> list[Any]:
+    # each precision: (previous smoothed + its own + the next unsmoothed) / 3; the one before
+    # the first is p_1 + 1, the one after the last is the last segment's order-5 precision
+    following = list(p[1:]) + [fifth]
+    out: list[Any] = []
+    previous = p[0] + 1
+    for value, nxt in zip(p, following):
+        previous = (previous + value + nxt) / 3
+        out.append(previous)
+    return out
+
+
+def _method6(p: list[Any], matches: Sequence[int], last_hyp_len: int, alpha: Any) -> list[Any]:
+    # from order 3 on: (m_n + alpha * prior) / (count + alpha), prior = p_(n-1)^2 / p_(n-2)
+    # (the smoothed p_(n-1)), count = the last segment's number of n-grams
+    out = list(p)
+    for n in range(2, len(p)):
+        prior = 0 if out[n - 2] == 0 else out[n - 1] ** 2 / out[n - 2]
+        out[n] = (matches[n] + alpha * prior) / (max(0, last_hyp_len - n) + alpha)
+    return out
+
+
+def own_smoothing(method: str, value: Any, request: Request,
+                  last_segment: Callable[[], tuple[list[str], list[list[str]]]]) -> float:
+    """NLTK's ``corpus_bleu`` with ``SmoothingFunction().methodK`` (K = 4..7) on statistics (0–1).
+
+    Args:
+        method: ``"method4"``, ``"method5"``, ``"method6"`` or ``"method7"``.
+        value: method4/method7's ``k``, method6's ``alpha`` (None: NLTK's default 5);
+            method5 takes none.
+        request: ``matches``, ``totals`` (as NLTK sums them: each segment's floored at 1),
+            ``candidate_length``, ``reference_length``; ``max_order`` is ``len(matches)``.
+        last_segment: the last segment's (hypothesis tokens, reference token lists), read
+            by method5 (its order-5 precision) and method6 (its n-gram counts) as NLTK
+            reads ``hypothesis`` and ``references``.
+
+    Returns:
+        ``bp * exp(fsum(w_n * log(p_n) for p_n > 0))``, w_n = 1/N; 0 without a unigram match.
+
+    A total of 0 never reaches NLTK's smoothing (``corpus_bleu`` floors each segment's at
+    1; with 0 it raises ``ZeroDivisionError``); in a decomposition state without that floor
+    such an order gets the precision 0 and no method4 count (it is left out of the sum).
+
+    Raises:
+        AssertionError: method6 with no trigram match (NLTK asserts ``p_n[2]``).
+        IndexError: method6 with fewer than 3 orders.
+
+    Source: nltk/translate/bleu_score.py ``corpus_bleu``, ``SmoothingFunction.method4``-
+    ``method7`` (3.10.4), read for the formulas and their order of operations.
+    """
+    matches, totals = list(request["matches"]), list(request["totals"])
+    n_orders = len(matches)
+    c, r = request["candidate_length"], request["reference_length"]
+    if matches[0] == 0:
+        return 0.0
+    if value is None:
+        value = OWN_DEFAULTS[method]
+    p: list[Any] = [Fraction(m, t) if t else Fraction(0) for m, t in zip(matches, totals)]
+    if method in ("method4", "method7"):
+        p = _method4(p, totals, c, value)
+    if method in ("method5", "method7"):
+        hyp, refs = last_segment()
+        p = _method5(p, _clipped_precision(hyp, refs, 5))
+    if method == "method6":
+        if n_orders < 3:
+            raise IndexError("list index out of range")
+        if not p[2]:
+            raise AssertionError("This smoothing method requires non-zero precision for bigrams.")
+        hyp, _ = last_segment()
+        p = _method6(p, matches, len(hyp), value)
+    weight = 1 / n_orders
+    s = math.fsum(weight * math.log(x) for x in p if x > 0)
+    return card_bp(c, r) * math.exp(s)

@@ -23,6 +23,9 @@ LIBRARY = Library(
                        describe="sacreBLEU's `BLEUScore.score`"),
     loggers=("sacrebleu",),
     smoothing={"none": "none", "floor": "method1", "add-k": "method2", "exp": "method3"},
+    # add-k with k != 1 is outside the cards (method2 is k = 1): the model computes it
+    own_smoothing={"add-k": "add-k with k != 1: k added to the matches and totals from order 2 "
+                            "(the card's method2 is k = 1)"},
     value_methods=("floor", "add-k"),
     value_doc="sacreBLEU's --smooth-value",
     configurations=(

@@ -55,7 +55,7 @@ from bleu_compat.harness.dialect import (
 )
 from bleu_compat.harness.truth import closest_length, ngram_counts, to_fixed
 
-__all__ = ["evaluate"]
+__all__ = ["evaluate", "own_smoothing"]
 
 Request = dict[str, Any]
 
@@ -339,3 +339,48 @@ def evaluate(tool_id: str, mode: str, request: Request, on: frozenset[str],
         truth's ``toFixed``.
     """
     return _TOOLS[tool_id](mode, request, on, cache)
+
+
+def own_smoothing(method: str, value: Any, request: Request, last_segment: Any = None) -> float:
+    """sacreBLEU's ``compute_bleu`` with ``smooth_method='add-k'`` and any k, on statistics (0–1).
+
+    The card's method2 is k = 1; this is every k as sacreBLEU computes it: from
+    order 2, ``correct[n-1] += k`` and ``total[n-1] += k`` (floats once k is), the
+    loop stopping at a total of 0, ``precision = 100. * correct / total`` where
+    ``correct`` is not 0, ``score = bp * exp(sum(my_log(p) for p in
+    precisions[:eff_order]) / eff_order)``, 0 when no order has a match (#141).
+
+    Args:
+        method: ``"add-k"``.
+        value: k (None: ``BLEU.SMOOTH_DEFAULTS['add-k']``, 1).
+        request: ``matches``, ``totals``, ``candidate_length``, ``reference_length``,
+            ``effective_order``.
+        last_segment: unused (sacreBLEU reads corpus statistics only).
+
+    Returns:
+        ``score / 100``.
+
+    Source: sacrebleu/metrics/bleu.py ``BLEU.compute_bleu`` (2.6.0), read for the formula
+    and its order of operations.
+    """
+    if method != "add-k":
+        raise ValueError(f"sacreBLEU has no smoothing {method!r} outside the cards")
+    k = 1 if value is None else value
+    correct, total = list(request["matches"]), list(request["totals"])
+    n_orders = len(correct)
+    bp = _bp(request["candidate_length"], request["reference_length"], False)
+    if not any(correct):
+        return 0.0
+    precisions = [0.0] * n_orders
+    eff_order = n_orders
+    for n in range(1, n_orders + 1):
+        if n > 1:
+            correct[n - 1] += k
+            total[n - 1] += k
+        if total[n - 1] == 0:
+            break
+        if request.get("effective_order", False):
+            eff_order = n
+        if correct[n - 1] != 0:
+            precisions[n - 1] = 100. * correct[n - 1] / total[n - 1]
+    return _sacrebleu_score(precisions, bp, eff_order) / 100
