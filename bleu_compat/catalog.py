@@ -78,7 +78,7 @@ def installed_version(library: str) -> str:
     lib = next((x for x in _libraries() if x.name == library), None)
     try:
         return lib.installed_version() if lib is not None else metadata.version(library)
-    except metadata.PackageNotFoundError:
+    except ImportError:  # not installed, or a script the environment does not name
         return ""
 
 

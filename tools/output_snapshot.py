@@ -50,7 +50,7 @@ CORPORA = (
 #: the --compare configurations each corpus is run with (besides the default)
 COMPARE_SETS = (
     ["sacrebleu", "sacrebleu-sentence-avg", "nltk", "nltk-method1", "nltk-method2", "nltk-method3",
-     "multi-bleu", "card"],
+     "card-split", "card"],
     ["sacrebleu:tok=none,smooth=none", "nltk:tok=13a,smooth=method1", "card:lc=yes",
      "sacrebleu:smooth=floor,value=0.05,eff=yes", "nltk:smooth=method1,value=0"],
     ["sacrebleu:order=2", "nltk:order=2", "card:order=2,tok=intl"],

@@ -50,11 +50,9 @@ def register(subparsers: Any) -> None:
 
 def _version(lib: Any) -> str:
     """The installed release of the implementation ``lib`` (for the JSON form), or "not installed"."""
-    from importlib import metadata
-
     try:
         return str(lib.installed_version())
-    except metadata.PackageNotFoundError:
+    except ImportError:  # not installed, or a script the environment does not name
         return "not installed"
 
 

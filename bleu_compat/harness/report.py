@@ -179,7 +179,7 @@ def versions_now() -> dict[str, str]:
     for lib in installed():
         try:
             out[lib.name] = lib.installed_version()
-        except metadata.PackageNotFoundError:
+        except ImportError:  # not installed, or a script the environment does not name
             out[lib.name] = "not installed"
     for dist in ("mpmath", "hypothesis"):
         try:
