@@ -136,10 +136,11 @@ def configurations_text(names: list[str], results: list[Any], versions: dict[str
 
     from bleu_compat.libraries import library_version
 
-    def impl(name: str) -> str:
+    def impl(name: str, release: str = "") -> str:
         if name == "card":
             return "bleu-compat"
-        version = versions.get(name) or library_version(name)
+        # a configuration that names its release (a script's file) runs that one
+        version = release or versions.get(name) or library_version(name)
         return f"{display(name)} {version}".strip()
 
     out = ["", ("## " if markdown else "")
@@ -150,7 +151,8 @@ def configurations_text(names: list[str], results: list[Any], versions: dict[str
         out.append(f"### {name}" if markdown else name)
         rows = [["configuration", "BLEU", "implementation", "settings"]]
         for run in res.runs:
-            rows.append([run.config.name, _points(run.points), impl(run.config.implementation),
+            rows.append([run.config.name, _points(run.points), impl(run.config.implementation,
+                                                             run.config.release),
                          run.config.signature()])
         out.append(markdown_table(rows) if markdown else
                    "\n".join("  " + line for line in aligned(rows, (0, 2, 3)).splitlines()))

@@ -236,20 +236,22 @@ def _write_lines(path: str, lines: Sequence[str]) -> None:
         f.write("".join(line + "\n" for line in lines))
 
 
-def score_files(cfg: Any, hypothesis: str, references: Sequence[str]) -> float:
+def score_files(cfg: Any, hypothesis: str, references: Sequence[str],
+                script: Script | None = None) -> float:
     """The BLEU the script prints (0-100) on the user's files, as ``score --compare`` runs it.
 
     Raises:
         ScriptError: the script gives no number (its die message is named).
     """
-    path = dict(cfg.settings).get("path") or SCRIPT.path()
+    path = dict(cfg.settings).get("path") or (script or SCRIPT).path()
     res = run_on_files(path, hypothesis, references, lowercase=bool(cfg.lowercase))
     if "error" in res:
         raise ScriptError(f"{path}: the script died: {res['error']}")
     return float(res["bleu_printed"])
 
 
-def score_lines(cfg: Any, hyp_lines: Sequence[str], ref_lines: Sequence[Sequence[str]]) -> float:
+def score_lines(cfg: Any, hyp_lines: Sequence[str], ref_lines: Sequence[Sequence[str]],
+                script: Script | None = None) -> float:
     """The BLEU the script prints (0-100) on lines (written with a final newline each)."""
     with tempfile.TemporaryDirectory(prefix="bleu-compat-lines-") as d:
         hyp = os.path.join(d, "hyp")
@@ -258,7 +260,7 @@ def score_lines(cfg: Any, hyp_lines: Sequence[str], ref_lines: Sequence[Sequence
         for k, lines in enumerate(ref_lines):
             refs.append(os.path.join(d, f"r{k}"))
             _write_lines(refs[-1], lines)
-        return score_files(cfg, hyp, refs)
+        return score_files(cfg, hyp, refs, script)
 
 
 # ------------------------------------------------------------------ card requests
@@ -304,7 +306,8 @@ def corpus_lines(mode: str, request: dict[str, Any]) -> tuple[list[str], list[li
     return hyp, refs
 
 
-def _run_lines(hyp: Sequence[str], refs: Sequence[Sequence[str]], raw: dict[str, Any]) -> dict[str, Any]:
+def _run_lines(hyp: Sequence[str], refs: Sequence[Sequence[str]], raw: dict[str, Any],
+               script: Script | None = None) -> dict[str, Any]:
     with tempfile.TemporaryDirectory(prefix="bleu-compat-card-") as d:
         hp = os.path.join(d, "hyp")
         _write_lines(hp, hyp)
@@ -312,16 +315,17 @@ def _run_lines(hyp: Sequence[str], refs: Sequence[Sequence[str]], raw: dict[str,
         for k, lines in enumerate(refs):
             rps.append(os.path.join(d, f"r{k}"))
             _write_lines(rps[-1], lines)
-        res = run_on_files(SCRIPT.path(), hp, rps)
+        res = run_on_files((script or SCRIPT).path(), hp, rps)
     raw.update(res)
     if "error" in res:
         raise PerlDie(res["error"])
     return res
 
 
-def _corpus(mode: str, request: dict[str, Any], raw: dict[str, Any]) -> dict[str, Any]:
+def _corpus(mode: str, request: dict[str, Any], raw: dict[str, Any],
+            script: Script | None = None) -> dict[str, Any]:
     hyp, refs = corpus_lines(mode, request)
-    res = _run_lines(hyp, refs, raw)
+    res = _run_lines(hyp, refs, raw, script)
     return {"bleu": res["bleu_printed"] / 100, "brevity_penalty": res["bp"],
             "candidate_length": res["hyp_len"], "reference_length": res["ref_len"], "max_order": 4}
 
@@ -346,9 +350,10 @@ def one_segment(request: dict[str, Any]) -> tuple[str, str]:
     return " ".join(hyp), " ".join(ref)
 
 
-def _smoothing(mode: str, request: dict[str, Any], raw: dict[str, Any]) -> dict[str, Any]:
+def _smoothing(mode: str, request: dict[str, Any], raw: dict[str, Any],
+               script: Script | None = None) -> dict[str, Any]:
     hyp, ref = one_segment(request)
-    res = _run_lines([hyp], [[ref]], raw)
+    res = _run_lines([hyp], [[ref]], raw, script)
     return {"bleu": res["bleu_printed"] / 100, "brevity_penalty": res["bp"]}
 
 
