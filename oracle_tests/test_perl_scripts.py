@@ -31,6 +31,7 @@ import pytest
 from bleu_compat.libraries.multi_bleu.model import DIALECTS as MB, multi_bleu_run, perl_fixed
 from bleu_compat.libraries.mteval_v13a.model import DIALECTS as MT, mteval_run
 from bleu_compat.libraries.multi_bleu_detok.model import DIALECTS as DT, detok_run
+from bleu_compat.libraries.mteval_v14.model import mteval_v14_run, normalize_international
 
 REPO = Path(__file__).resolve().parent.parent
 SCRIPTS = os.environ.get("BLEU_COMPAT_MOSES_SCRIPTS", "")
@@ -170,6 +171,57 @@ def test_moses_186_multi_bleu_against_detok_is_the_tokenizer(shared_dir):
         assert perl_fixed(100 * bleu([(tokens(h), tokens(r)) for h, r in zip(hyp, ref)]), 2) == printed
 
 
+@pytest.mark.parametrize("system", WMT17_SYSTEMS)
+def test_mteval_v14_model_gives_the_published_v13a_c_figure(shared_dir, system):
+    """v14's default tokenizer, counts and smoothing are v13a's (both scripts read): on WMT17
+    it prints sacreBLEU test.sh's published mteval-v13a.pl -c figure, without v13a's length line."""
+    d = shared_dir / "real" / "wmt17" / "en-de"
+    out = mteval_v14_run(_lines(d / f"sys.{system}.txt"), [_lines(d / "ref.A.txt")], True)
+    first = out.stdout.splitlines()[0]
+    assert first.startswith("BLEU score = ") and "length ratio" not in out.stdout
+    assert Decimal(first.split()[-1]) * 100 == _published_mteval(shared_dir)[system]
+
+
+def test_mteval_v14_model_gives_nltk_mteval_rows(shared_dir):
+    """The 9-order rows of nltk_data's mteval-13a.output (v13a, no -c) are v14's too."""
+    d = shared_dir / "real" / "nltk-wmt15-100" / "en-ru"
+    published = (d / "mteval-13a.output").read_text(encoding="utf-8").splitlines()
+    out = mteval_v14_run(_lines(d / "sys.google.tok.txt"), [_lines(d / "ref.A.txt")], False)
+    rows = [x.rsplit('"', 2)[0].rstrip() for x in published if x.startswith(" BLEU:")]
+    assert [g.rstrip() for g in out.stdout.splitlines()[1:]] == rows
+
+
+@pytest.mark.parametrize("text, preserve_case, expect", [
+    # punctuation splits unless a number is on both sides; a final "." after a digit has no
+    # second character to match, so "2." stays whole
+    ("a,b 3,5 x.y 2.", True, "a , b 3,5 x . y 2."),
+    ("$10 a+b", True, "$ 10 a + b"),
+    # the entities, &apos; included (the default tokenizer leaves &apos;)
+    ("&quot;q&quot; &apos;s &amp; &lt;", True, "\" q \" ' s & <"),
+    # Perl's lc on every character (the default tokenizer lowercases A-Z only)
+    ("ÜBER İ ΑΣ", False, "über i\u0307 ασ"),
+    # non-ASCII punctuation and symbols are classes too: « » € split
+    ("«x» 5€", True, "« x » 5 €"),
+    # each substitution consumes two characters: "a.," gets ". ," then ", " -> one space each
+    ("a.,b", True, "a . , b"),
+])
+def test_international_tokenization_facts(text, preserve_case, expect):
+    """--international-tokenization, from the rules read in tokenization_international (each
+    case was also checked against the real script's ``-d 3`` listing of the tokenized segment)."""
+    assert normalize_international(text, preserve_case) == expect
+
+
+def test_mteval_v14_scores_where_v13a_dies():
+    """v14 has no length line: an empty reference side gives a score (exp(min(0, 1 - 0/c)) = 1,
+    the unigram order smoothed to 1/2, the others log 1: exp(log(1/2) / 4) = 0.8409), where
+    v13a dies dividing by r = 0; empty hypotheses print 0.0000 where v13a dies on log 0."""
+    v13 = mteval_run(MT["v13a"], ["a"], [[""]], True)
+    v14 = mteval_v14_run(["a"], [[""]], True)
+    assert v13.error == "Illegal division by zero" and v14.status == 0
+    assert v14.stdout.splitlines()[0] == "BLEU score = 0.8409"
+    assert mteval_v14_run([""], [["a"]], True).stdout.splitlines()[0] == "BLEU score = 0.0000"
+
+
 def test_perl_fixed_rounds_ties_to_even():
     """printf's %.Nf: the exact binary value, an exact tie to even (0.125 -> 0.12), unlike
     toFixed (0.13)."""
@@ -283,39 +335,47 @@ def test_real_mteval_prints_the_wmt17_published_figure(shared_dir):
 
 @needs_scripts
 @pytest.mark.parametrize("config, script", [("multi-bleu.perl", "multi-bleu.perl"),
-                                            ("mteval-v13a", "mteval-v13a.pl")])
+                                            ("mteval-v13a", "mteval-v13a.pl"),
+                                            ("mteval-v14", "mteval-v14.pl"),
+                                            ("mteval-v14:tok=intl", "mteval-v14.pl")])
 def test_score_compare_prints_the_script_number_and_release(shared_dir, config, script, tmp_path):
     """score --compare with the script's path: its number (to its decimals) equals what the
     script prints when run by hand, the release is named, the steps add up exactly."""
+    import json
+
     from bleu_compat.libraries.multi_bleu.entries import by_sha256 as mb
     from bleu_compat.libraries.mteval_v13a.entries import by_sha256 as mt
+    from bleu_compat.libraries.mteval_v14.entries import by_sha256 as m14
 
     d = shared_dir / "real" / "wmt17" / "en-de"
     path = _script(script)
-    rel = (mb if script.startswith("multi") else mt)(hashlib.sha256(path.read_bytes()).hexdigest())
+    known = {"multi-bleu.perl": mb, "mteval-v13a.pl": mt, "mteval-v14.pl": m14}[script]
+    rel = known(hashlib.sha256(path.read_bytes()).hexdigest())
+    spec = f"{config}{',' if ':' in config else ':'}path={path}"
     p = _score(str(d / "ref.A.txt"), "-i", str(d / "sys.PROMT-Rule-based.4735.txt"), "--compare",
-               "sacrebleu", f"{config}:path={path}", "--format", "json", timeout=600)
+               "sacrebleu", spec, "--format", "json", timeout=600)
     assert p.returncode == 0, p.stderr
-    import json
-
-    doc = json.loads(p.stdout)
-    cmp = doc["systems"][0]["compare"]
-    text = json.dumps(cmp)
+    cmp = json.loads(p.stdout)["systems"][0]["compare"]
+    run = next(c for c in cmp["configurations"] if c["name"] == spec)
     if rel is not None:
-        assert rel.label in text
+        assert f"release:{rel.label}" in run["settings"]
     # by hand
     if script.startswith("multi"):
         with open(d / "sys.PROMT-Rule-based.4735.txt", "rb") as fin:
             out = subprocess.run(["perl", str(path), str(d / "ref.A.txt")], stdin=fin,
                                  capture_output=True, text=True).stdout
-        printed = re.match(r"BLEU = (\S+),", out).group(1)
+        printed = Decimal(re.match(r"BLEU = (\S+),", out).group(1))
+        got = Decimal(str(run["BLEU"]))  # its own scale: 0-100
     else:
         from bleu_compat.libraries.mteval_v13a.adapter import run_mteval
 
-        printed = str(run_mteval(str(path), _lines(d / "sys.PROMT-Rule-based.4735.txt"),
-                                 [_lines(d / "ref.A.txt")], preserve_case=False)["bleu_printed"])
-    assert printed.rstrip("0") in text.replace("\\", "") or printed in text
-    assert "UNEXPECTED" not in p.stdout and "\"unexpected\": null" in text or "unexpected" not in text
+        options = ["--international-tokenization"] if "tok=intl" in config else []
+        res = run_mteval(str(path), _lines(d / "sys.PROMT-Rule-based.4735.txt"),
+                         [_lines(d / "ref.A.txt")], preserve_case=False, options=options)
+        printed = Decimal(str(res["bleu_printed"]))
+        got = Decimal(str(run["bleu"]))  # its own scale: 0-1
+    assert got == printed, (got, printed)
+    assert all(x["unexpected"] is None for x in cmp["decomposition"]) and not cmp["unexpected"]
 
 
 @needs_scripts

@@ -49,6 +49,7 @@ KNOWN_IMPLEMENTATIONS: dict[str, str] = {
     "multi-bleu": "bleu_compat.libraries.multi_bleu:LIBRARY",
     "multi-bleu-detok": "bleu_compat.libraries.multi_bleu_detok:LIBRARY",
     "mteval-v13a": "bleu_compat.libraries.mteval_v13a:LIBRARY",
+    "mteval-v14": "bleu_compat.libraries.mteval_v14:LIBRARY",
 }
 #: examples of ``score --compare`` configurations for the syntax help (those whose
 #: implementation is registered are shown)
