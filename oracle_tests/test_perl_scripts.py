@@ -456,3 +456,52 @@ def test_every_historical_release_against_its_model():
                 else:
                     assert real["line"] == model.stdout, (f.name, real["line"], model.stdout)
     assert found, "no known release in BLEU_COMPAT_MOSES_HISTORY"
+
+
+@pytest.mark.skipif(not HISTORY, reason="BLEU_COMPAT_MOSES_HISTORY (every historical version of "
+                                        "the scripts, extracted from mosesdecoder) is not set")
+def test_every_historical_mteval_release_against_its_model():
+    """Each known mteval-v13a.pl and mteval-v14.pl release in $BLEU_COMPAT_MOSES_HISTORY, on
+    generated segments (punctuation, entities, Unicode letters and spaces, empty lines, one or
+    two references; v14 also with --international-tokenization): the printed score and the
+    cumulative 9-order row equal the model's; a death (and the two releases Perl 5.30+ cannot
+    compile) the model's message."""
+    from bleu_compat.libraries.mteval_v13a.adapter import run_mteval
+    from bleu_compat.libraries.mteval_v13a.entries import by_sha256 as mt
+    from bleu_compat.libraries.mteval_v14.entries import by_sha256 as m14
+
+    rng = random.Random(14)
+    pieces = ["a", "b", "A", "Über", "д", "x.y", "3,5", "1-2", "&amp;", "&apos;", "«q»", "$5",
+              "ΑΣ", "İ", "!", "\u200b", "\u3000", "\xa0"]
+
+    def line():
+        return " ".join(rng.choice(pieces) for _ in range(rng.randint(0, 7)))
+
+    found = 0
+    for f in sorted(Path(HISTORY).iterdir()):
+        sha = hashlib.sha256(f.read_bytes()).hexdigest()
+        rel, v14 = mt(sha), False
+        if rel is None:
+            rel, v14 = m14(sha), True
+        if rel is None:
+            continue
+        found += 1
+        for k in range(8 if v14 else 3):
+            n = rng.randint(1, 4)
+            hyp = [line() for _ in range(n)]
+            refs = [[h if rng.random() < 0.4 else line() for h in hyp]
+                    for _ in range(rng.choice([1, 2]))]
+            pc, intl = rng.random() < 0.5, v14 and k % 2 == 1
+            real = run_mteval(str(f), hyp, refs, pc,
+                              options=["--international-tokenization"] if intl else [])
+            model = (mteval_v14_run(hyp, refs, pc, intl) if v14
+                     else mteval_run(MT[rel.dialect], hyp, refs, pc))
+            if "error" in real:
+                assert model.error and real["error"].startswith(model.error), (f, real, model)
+                continue
+            lines = model.stdout.splitlines()
+            score = next(x for x in lines if x.startswith("BLEU score"))
+            assert f"{real['bleu_printed']:.4f}" == score.split()[-1], (f.name, hyp, refs, real, score)
+            cum = [float(x) for x in lines[-1].split(":")[1].split()]
+            assert real["cumulative"] == cum, (f.name, hyp, refs, pc, intl)
+    assert found, "no known mteval release in BLEU_COMPAT_MOSES_HISTORY"
