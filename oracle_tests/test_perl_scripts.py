@@ -505,3 +505,118 @@ def test_every_historical_mteval_release_against_its_model():
             cum = [float(x) for x in lines[-1].split(":")[1].split()]
             assert real["cumulative"] == cum, (f.name, hyp, refs, pc, intl)
     assert found, "no known mteval release in BLEU_COMPAT_MOSES_HISTORY"
+
+
+# ------------------------------------------------------------------ bad input, all four scripts
+
+FOUR = ("multi-bleu.perl", "multi-bleu-detok.perl", "mteval-v13a", "mteval-v14")
+#: a line each script family cannot read: (multi-bleu's, mteval's)
+_UNREADABLE = {True: b'print "BLEU = x, y\\n";\n', False: b'print "BLEU score = x for system\\n";\n'}
+#: what Perl prints for a module that is not installed, made by an @INC hook (the machine
+#: that runs the tests may have the module)
+_MISSING = ('BEGIN {{ unshift @INC, sub {{ die "Can\'t locate $_[1] in \\@INC (you may need to '
+            'install the {m} module)\\n" if $_[1] eq "{f}"; return }} }}\nuse {m};\n')
+
+
+def _api_error(spec: str, small: Path) -> str:
+    """What parse_config and the run raise for ``spec`` on the small files (the message)."""
+    from bleu_compat.decompose import library_points, parse_config
+
+    hyp, ref = small / "hyp.txt", small / "ref.txt"
+    try:
+        cfg = parse_config(spec)
+        library_points(cfg, _lines(hyp), [_lines(ref)], paths=(str(hyp), [str(ref)]))
+    except Exception as exc:  # ValueError (a usage error) or ScriptError
+        return f"{type(exc).__name__}: {exc}"
+    raise AssertionError(f"{spec}: no error")
+
+
+@pytest.fixture()
+def short_timeout(monkeypatch):
+    from bleu_compat.libraries import perl_runner
+
+    monkeypatch.setattr(perl_runner, "TIMEOUT", 2.0)
+
+
+@pytest.mark.parametrize("config", FOUR)
+@pytest.mark.parametrize("case", ["missing", "directory", "not perl", "hangs", "says nothing",
+                                  "unreadable", "missing module", "xml twig", "dies"])
+def test_bad_scripts_of_the_four_are_one_clear_error(small, config, case, short_timeout):
+    """Each kind of bad script, for each of the four: an error naming the file and the fault,
+    one line, no traceback; what is not a script is never run."""
+    multi = config.startswith("multi")
+    script = small / f"my {case}; $(touch pwned).pl"  # shell metacharacters: run with arguments
+    body = {"not perl": b"this is not perl {{{\n", "hangs": b"1 while 1;\n",
+            "says nothing": b"print 'hello';\n", "unreadable": _UNREADABLE[multi],
+            "missing module": b"use Some::Missing::Module;\n",
+            "xml twig": _MISSING.format(m="XML::Twig", f="XML/Twig.pm").encode(),
+            "dies": b"die 'no reference file here';\n"}.get(case)
+    if case == "directory":
+        script = small
+    elif body is not None:
+        script.write_bytes(body)
+    expect = {"missing": "no such file", "directory": "not a regular file",
+              "not perl": "cannot compile", "hangs": "still running after 2 s",
+              "says nothing": "printed no", "unreadable": "cannot read its",
+              "missing module": "needs the Perl module Some::Missing::Module, which is not installed (cpan Some::Missing::Module)",
+              "xml twig": "needs the Perl module XML::Twig, which is not installed (Debian: "
+                          "apt-get install libxml-twig-perl)",
+              "dies": "the script died: no reference file here"}[case]
+    message = _api_error(f"{config}:path={script}", small)
+    assert str(script) in message and expect in message, message
+    assert "\n" not in message and "Traceback" not in message
+    assert not (small / "pwned").exists() and not Path("pwned").exists()
+
+
+@pytest.mark.parametrize("config", FOUR)
+def test_bad_script_on_the_command_line_is_exit_2_one_line(small, config):
+    """The command line: exit 2, one line on standard error naming the file, nothing on stdout."""
+    script = small / "mine.pl"
+    script.write_bytes(_UNREADABLE[config.startswith("multi")])
+    p = _score(str(small / "ref.txt"), "-i", str(small / "hyp.txt"), "--compare",
+               f"{config}:path={script}")
+    assert p.returncode == 2, (p.stdout, p.stderr)
+    lines = p.stderr.strip().splitlines()
+    assert len(lines) == 1 and str(script) in lines[0] and "cannot read its" in lines[0], p.stderr
+    assert not p.stdout.strip()
+
+
+@pytest.mark.parametrize("config, module, package", [
+    ("mteval-v13a", "XML::Twig", "libxml-twig-perl"),
+    ("mteval-v14", "Sort::Naturally", "libsort-naturally-perl")])
+def test_missing_perl_module_is_named_on_the_command_line(small, config, module, package):
+    script = small / "needs.pl"
+    script.write_bytes(_MISSING.format(m=module, f=module.replace("::", "/") + ".pm").encode())
+    p = _score(str(small / "ref.txt"), "-i", str(small / "hyp.txt"), "--compare",
+               f"{config}:path={script}")
+    assert p.returncode == 2 and len(p.stderr.strip().splitlines()) == 1, p.stderr
+    assert module in p.stderr and package in p.stderr and str(script) in p.stderr
+
+
+@needs_scripts
+@pytest.mark.parametrize("config, script", [("multi-bleu.perl", "multi-bleu.perl"),
+                                            ("multi-bleu-detok.perl", "multi-bleu-detok.perl"),
+                                            ("mteval-v13a", "mteval-v13a.pl"),
+                                            ("mteval-v14", "mteval-v14.pl")])
+def test_unknown_copy_is_run_and_judged_against_every_release(small, tmp_path, config, script):
+    """A copy with one more line is no known release: it is run, its number printed, and a
+    note says which known releases' models print the same number on these files."""
+    import json
+
+    copy = tmp_path / f"local-{script}"
+    copy.write_bytes(_script(script).read_bytes() + b"\n# a local copy\n")
+    p = _score(str(small / "ref.txt"), "-i", str(small / "hyp.txt"), "--compare",
+               f"{config}:path={copy}", "--format", "json")
+    assert p.returncode == 0, p.stderr
+    note = next(x for x in p.stderr.splitlines() if x.startswith("note: "))
+    assert f"{copy} is not a known" in note and "known releases print the same" in note, note
+    run = next(c for c in json.loads(p.stdout)["systems"][0]["compare"]["configurations"]
+               if "path=" in c["name"])
+    assert "unknown file, sha256" in run["settings"]
+
+
+@needs_scripts
+def test_another_scripts_file_is_refused_naming_it(small):
+    p = _score(str(small / "ref.txt"), "-i", str(small / "hyp.txt"), "--compare",
+               f"mteval-v14:path={_script('multi-bleu-detok.perl')}")
+    assert p.returncode == 2 and "multi-bleu-detok.perl" in p.stderr and "give it as" in p.stderr

@@ -44,6 +44,24 @@ class _Mteval(Script):
 
         return entries
 
+    def model_prints(self, dialect: str, hypothesis: str, references: Sequence[str],
+                     cfg: Any) -> str | None:
+        from bleu_compat.libraries.mteval_v13a.model import DIALECTS, mteval_run
+
+        hyp, refs = _read(hypothesis, references)
+        return _printed_score(mteval_run(DIALECTS[dialect], hyp, refs, not cfg.lowercase).stdout)
+
+
+def _read(hypothesis: str, references: Sequence[str]) -> tuple[list[str], list[list[str]]]:
+    from bleu_compat.corpus_io import read_lines
+
+    return read_lines(hypothesis).lines, [read_lines(r).lines for r in references]
+
+
+def _printed_score(stdout: str) -> str | None:
+    m = re.search(r"BLEU score = (\S+)", stdout)
+    return m.group(1) if m else None
+
 
 SCRIPT: Script = _Mteval()
 
@@ -141,11 +159,19 @@ def score_lines(cfg: Any, hyp_lines: Sequence[str], ref_lines: Sequence[Sequence
     return float(res["bleu_printed"])
 
 
-def score_files(cfg: Any, hypothesis: str, references: Sequence[str]) -> float:
-    """As :func:`score_lines`, on the files' lines (the SGML is written from them)."""
-    from bleu_compat.corpus_io import read_lines
+def score_files(cfg: Any, hypothesis: str, references: Sequence[str],
+                script: Script | None = None, options: Sequence[str] = ()) -> float:
+    """As :func:`score_lines`, on the files' lines (the SGML is written from them); a file
+    that is no known release is judged against every known release's model (a note on
+    standard error)."""
+    from bleu_compat.libraries.multi_bleu.adapter import note_if_unknown
 
-    return score_lines(cfg, read_lines(hypothesis).lines, [read_lines(r).lines for r in references])
+    script = script or SCRIPT
+    hyp, refs = _read(hypothesis, references)
+    value = score_lines(cfg, hyp, refs, script, options)
+    path = dict(cfg.settings).get("path") or script.path()
+    note_if_unknown(script, path, f"{value:.4f}", hypothesis, references, cfg)
+    return value
 
 
 def _corpus(mode: str, request: dict[str, Any], raw: dict[str, Any],

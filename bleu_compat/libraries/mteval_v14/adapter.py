@@ -40,6 +40,14 @@ class _MtevalV14(Script):
 
         return entries
 
+    def model_prints(self, dialect: str, hypothesis: str, references: Sequence[str],
+                     cfg: Any) -> str | None:
+        from bleu_compat.libraries.mteval_v14.model import mteval_v14_run
+
+        hyp, refs = v13a_adapter._read(hypothesis, references)
+        out = mteval_v14_run(hyp, refs, not cfg.lowercase, cfg.tokenize == "intl")
+        return v13a_adapter._printed_score(out.stdout)
+
 
 SCRIPT: Script = _MtevalV14()
 
@@ -75,10 +83,9 @@ def score_lines(cfg: Any, hyp_lines: Sequence[str], ref_lines: Sequence[Sequence
 
 
 def score_files(cfg: Any, hypothesis: str, references: Sequence[str]) -> float:
-    """As :func:`score_lines`, on the files' lines (the SGML is written from them)."""
-    from bleu_compat.corpus_io import read_lines
-
-    return score_lines(cfg, read_lines(hypothesis).lines, [read_lines(r).lines for r in references])
+    """As :func:`score_lines`, on the files' lines (the SGML is written from them); an unknown
+    file is judged against the known release's model (a note on standard error)."""
+    return v13a_adapter.score_files(cfg, hypothesis, references, SCRIPT, _options(cfg))
 
 
 def _corpus(mode: str, request: dict[str, Any], raw: dict[str, Any]) -> dict[str, Any]:

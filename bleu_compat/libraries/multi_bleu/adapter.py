@@ -112,6 +112,39 @@ class Script:
                                   f"{self.filename}, not that script")
         return None, sha
 
+    def model_prints(self, dialect: str, hypothesis: str, references: Sequence[str],
+                     cfg: Any) -> str | None:
+        """What the model of ``dialect`` prints as the number on these files (its printed
+        digits), or None when it dies."""
+        from bleu_compat.libraries.multi_bleu.model import DIALECTS, multi_bleu_run
+
+        return _printed_bleu(multi_bleu_run(DIALECTS[dialect], *_files_read(hypothesis, references),
+                                            lowercase=bool(cfg.lowercase)).stdout)
+
+    def judge_unknown(self, path: str, printed: str, hypothesis: str,
+                      references: Sequence[str], cfg: Any) -> str:
+        """The note for a file that is no known release: which known releases' models print
+        the same number on these files (each dialect modelled is run on them)."""
+        by_dialect: dict[str, list[str]] = {}
+        for rel in self.entries().RELEASES:
+            by_dialect.setdefault(rel.dialect, []).append(rel.label)
+        same: list[str] = []
+        others: list[str] = []
+        for dialect, labels in by_dialect.items():
+            try:
+                theirs = self.model_prints(dialect, hypothesis, references, cfg)
+            except Exception:  # a dialect whose model cannot take these files is not a match
+                theirs = None
+            (same if theirs == printed else others).extend(labels)
+        sha = sha256_of(path)
+        head = (f"note: {path} is not a known {self.filename} release (sha256 {sha[:16]}...): "
+                f"it was run as given and printed {printed}; ")
+        if same:
+            return head + (f"the models of {len(same)} of the {len(same) + len(others)} known "
+                           f"releases print the same on these files ({', '.join(same)})")
+        return head + (f"no model of the {len(others)} known releases prints that on these "
+                       "files: the decomposition uses the last release's rules")
+
     def version(self) -> str:
         """The release label of the script to run (``unknown-<sha256[:12]>`` for an unknown file)."""
         rel, sha = self.identify(self.path())
@@ -243,11 +276,36 @@ def score_files(cfg: Any, hypothesis: str, references: Sequence[str],
     Raises:
         ScriptError: the script gives no number (its die message is named).
     """
-    path = dict(cfg.settings).get("path") or (script or SCRIPT).path()
+    script = script or SCRIPT
+    path = dict(cfg.settings).get("path") or script.path()
     res = run_on_files(path, hypothesis, references, lowercase=bool(cfg.lowercase))
     if "error" in res:
         raise ScriptError(f"{path}: the script died: {res['error']}")
+    note_if_unknown(script, path, _printed_bleu(res["line"]) or "", hypothesis, references, cfg)
     return float(res["bleu_printed"])
+
+
+def note_if_unknown(script: Script, path: str, printed: str, hypothesis: str,
+                    references: Sequence[str], cfg: Any) -> None:
+    """For a file that is no known release, say so on standard error (one line): which known
+    releases' models print the same number (:meth:`Script.judge_unknown`)."""
+    import sys
+
+    if script.entries().by_sha256(sha256_of(path)) is None:
+        print(script.judge_unknown(path, printed, hypothesis, references, cfg), file=sys.stderr)
+
+
+def _printed_bleu(line: str) -> str | None:
+    m = re.match(r"BLEU = ([^,]+),", line or "")
+    return m.group(1) if m else None
+
+
+def _files_read(hypothesis: str, references: Sequence[str]) -> tuple[bytes, list[bytes], bytes | None]:
+    """(hypothesis bytes, numbered reference bytes, plain reference bytes) as the adapter
+    gives them to the script (one reference as STEM, several as STEM0, STEM1, ...)."""
+    hyp = Path(hypothesis).read_bytes()
+    refs = [Path(r).read_bytes() for r in references]
+    return (hyp, [], refs[0]) if len(refs) == 1 else (hyp, refs, None)
 
 
 def score_lines(cfg: Any, hyp_lines: Sequence[str], ref_lines: Sequence[Sequence[str]],

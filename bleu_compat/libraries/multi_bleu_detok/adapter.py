@@ -37,6 +37,14 @@ class _Detok(Script):
 
         return entries
 
+    def model_prints(self, dialect: str, hypothesis: str, references: Sequence[str],
+                     cfg: Any) -> str | None:
+        from bleu_compat.libraries.multi_bleu_detok.model import DIALECTS, detok_run
+
+        hyp, numbered, plain = multi_bleu_adapter._files_read(hypothesis, references)
+        out = detok_run(DIALECTS[dialect], hyp, numbered, plain, lowercase=bool(cfg.lowercase))
+        return multi_bleu_adapter._printed_bleu(out.stdout)
+
 
 SCRIPT: Script = _Detok()
 
