@@ -161,8 +161,7 @@ def is_installed(lib: Library) -> bool:
         try:
             lib.installed_version()
             _installed[lib.name] = True
-        except ImportError:  # PackageNotFoundError, and OracleUnavailableError (a script not
-            # named) are ImportErrors: the judge imports nothing of the core to catch them
+        except ImportError:  # metadata.PackageNotFoundError, or a script not named (OracleUnavailableError)
             _installed[lib.name] = False
     return _installed[lib.name]
 
