@@ -1,4 +1,5 @@
-"""The Moses/NIST Perl scripts (issue 22): models against published outputs and the real scripts.
+"""The Moses/NIST Perl scripts (issue 22): multi-bleu.perl, multi-bleu-detok.perl, mteval-v13a.pl
+and mteval-v14.pl; models against published outputs and the real scripts.
 
 * The dialect models reproduce, with no Perl run, what the scripts printed in public:
   nltk_data's wmt15_eval (README: ``multi-bleu.perl ref.ru < google.ru`` ->
@@ -10,8 +11,10 @@
   ones run too (``score --compare``: the printed number, the release, the decomposition);
   ``$BLEU_COMPAT_MOSES_HISTORY`` (a directory of historical versions, any file names) runs
   every known release found there against its model on generated files.
-* Bad input: a missing path, another script's file, a file Perl cannot run, a hang, an
-  unparseable output, a missing Perl module: one line naming the file, exit 2.
+* Bad input, for each of the four: a missing path, a directory, another script's file, a
+  file Perl cannot compile, a hang, nothing or something unreadable printed, a missing Perl
+  module (named with its Debian package), a die: one line naming the file, exit 2, never a
+  shell. An unknown file is run and judged against every known release's model.
 """
 
 from __future__ import annotations
