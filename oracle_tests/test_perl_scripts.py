@@ -1,4 +1,5 @@
-"""The Moses/NIST Perl scripts (issue 22): models against published outputs and the real scripts.
+"""The Moses/NIST Perl scripts (issue 22): multi-bleu.perl, multi-bleu-detok.perl, mteval-v13a.pl
+and mteval-v14.pl; models against published outputs and the real scripts.
 
 * The dialect models reproduce, with no Perl run, what the scripts printed in public:
   nltk_data's wmt15_eval (README: ``multi-bleu.perl ref.ru < google.ru`` ->
@@ -10,8 +11,10 @@
   ones run too (``score --compare``: the printed number, the release, the decomposition);
   ``$BLEU_COMPAT_MOSES_HISTORY`` (a directory of historical versions, any file names) runs
   every known release found there against its model on generated files.
-* Bad input: a missing path, another script's file, a file Perl cannot run, a hang, an
-  unparseable output, a missing Perl module: one line naming the file, exit 2.
+* Bad input, for each of the four: a missing path, a directory, another script's file, a
+  file Perl cannot compile, a hang, nothing or something unreadable printed, a missing Perl
+  module (named with its Debian package), a die: one line naming the file, exit 2, never a
+  shell. An unknown file is run and judged against every known release's model.
 """
 
 from __future__ import annotations
@@ -30,6 +33,8 @@ import pytest
 
 from bleu_compat.libraries.multi_bleu.model import DIALECTS as MB, multi_bleu_run, perl_fixed
 from bleu_compat.libraries.mteval_v13a.model import DIALECTS as MT, mteval_run
+from bleu_compat.libraries.multi_bleu_detok.model import DIALECTS as DT, detok_run
+from bleu_compat.libraries.mteval_v14.model import mteval_v14_run, normalize_international
 
 REPO = Path(__file__).resolve().parent.parent
 SCRIPTS = os.environ.get("BLEU_COMPAT_MOSES_SCRIPTS", "")
@@ -89,6 +94,137 @@ def test_mteval_model_gives_wmt17_published(shared_dir, system):
     assert printed * 100 == published, (system, printed, published)
 
 
+WMT17_SYSTEMS = ("uedin-nmt.4722", "online-A.0", "PROMT-Rule-based.4735")
+
+
+def _published_mteval(shared_dir) -> dict[str, Decimal]:
+    d = shared_dir / "real" / "wmt17" / "en-de"
+    rows = [line.split("\t") for line in
+            (d / "published-mteval-v13a.tsv").read_text(encoding="utf-8").splitlines()[1:]]
+    return {r[2]: Decimal(r[4]) for r in rows}
+
+
+@pytest.mark.parametrize("system", WMT17_SYSTEMS)
+def test_detok_model_gives_the_published_mteval_c_figure(shared_dir, system):
+    """multi-bleu-detok.perl is multi-bleu.perl's counting on mteval-v13a's tokenizer without
+    lowercasing (its header says so; both read here): with no zero precision on these corpora
+    (no smoothing to tell them apart), the 2019-02-27 release prints sacreBLEU test.sh's
+    published mteval-v13a.pl -c figure for each bundled WMT17 system, to its 2 decimals."""
+    d = shared_dir / "real" / "wmt17" / "en-de"
+    out = detok_run(DT["2019-02-27"], (d / f"sys.{system}.txt").read_bytes(),
+                    plain=(d / "ref.A.txt").read_bytes())
+    printed = Decimal(re.match(r"BLEU = (\S+),", out.stdout).group(1))
+    assert printed == _published_mteval(shared_dir)[system], (system, out.stdout)
+
+
+def test_detok_2017_reads_bytes_so_unicode_spaces_stay_in_tokens(shared_dir):
+    """The 2017-10-20 release reads undecoded bytes: its whitespace is ASCII only, so a
+    Unicode space (here in PROMT's output) joins two words into one token, where mteval and
+    the 2019-02-27 release split there: 65307 hypothesis tokens instead of mteval's 65316,
+    16.59 printed instead of the published 16.61. On the other two systems, no difference."""
+    d = shared_dir / "real" / "wmt17" / "en-de"
+    ref = (d / "ref.A.txt").read_bytes()
+    published = _published_mteval(shared_dir)
+    for system in WMT17_SYSTEMS:
+        hyp = (d / f"sys.{system}.txt").read_bytes()
+        old, new = (detok_run(DT[k], hyp, plain=ref) for k in ("2017-10-20", "2019-02-27"))
+        spaces = {ch for ch in hyp.decode("utf-8") if ch.isspace() and ord(ch) > 127}
+        if spaces:
+            assert old.stats["hyp_len"] < new.stats["hyp_len"], system
+            assert Decimal(old.stdout.split()[2].rstrip(",")) != published[system]
+        else:
+            assert old.stdout == new.stdout, system
+    assert any(ch.isspace() and ord(ch) > 127
+               for ch in (d / "sys.PROMT-Rule-based.4735.txt").read_text(encoding="utf-8"))
+
+
+def test_moses_186_multi_bleu_against_detok_is_the_tokenizer(shared_dir):
+    """mosesdecoder #186 ("multi-bleu 19.71 vs multi-bleu-detok 24.01"): multi-bleu.perl on
+    detokenized text splits on whitespace only, multi-bleu-detok.perl tokenizes first. On
+    WMT17 uedin the two models print 23.39 and 28.30; the card on the same two kinds of tokens
+    (ASCII-whitespace split, and our 13a tokenizer without lowercasing), printed as the
+    scripts print, gives the same two numbers: the whole gap is the tokenizer."""
+    import math
+    from collections import Counter
+
+    from bleu_compat.tokenizers import get_tokenizer
+
+    d = shared_dir / "real" / "wmt17" / "en-de"
+    hyp_b, ref_b = (d / "sys.uedin-nmt.4722.txt").read_bytes(), (d / "ref.A.txt").read_bytes()
+    mb = multi_bleu_run(MB["2018-07-03"], hyp_b, plain=ref_b).stdout
+    dt = detok_run(DT["2019-02-27"], hyp_b, plain=ref_b).stdout
+    assert mb.startswith("BLEU = 23.39,") and dt.startswith("BLEU = 28.30,"), (mb, dt)
+
+    def bleu(pairs):  # an independent count: one reference, clipped matches, BP, 4 orders
+        m, t, c, r = [0] * 4, [0] * 4, 0, 0
+        for h, ref in pairs:
+            c, r = c + len(h), r + len(ref)
+            for n in range(1, 5):
+                hg = Counter(tuple(h[i:i + n]) for i in range(len(h) - n + 1))
+                rg = Counter(tuple(ref[i:i + n]) for i in range(len(ref) - n + 1))
+                t[n - 1] += sum(hg.values())
+                m[n - 1] += sum(min(k, rg[g]) for g, k in hg.items())
+        return math.exp(min(0, 1 - r / c)) * math.exp(sum(math.log(a / b) for a, b in zip(m, t)) / 4)
+
+    ascii_ws = re.compile(r"[\t\n\x0b\x0c\r ]+")
+    tok13a = get_tokenizer("13a")
+    hyp, ref = _lines(d / "sys.uedin-nmt.4722.txt"), _lines(d / "ref.A.txt")
+    for tokens, printed in ((lambda x: [t for t in ascii_ws.split(x) if t], "23.39"),
+                            (lambda x: list(tok13a(x)), "28.30")):
+        assert perl_fixed(100 * bleu([(tokens(h), tokens(r)) for h, r in zip(hyp, ref)]), 2) == printed
+
+
+@pytest.mark.parametrize("system", WMT17_SYSTEMS)
+def test_mteval_v14_model_gives_the_published_v13a_c_figure(shared_dir, system):
+    """v14's default tokenizer, counts and smoothing are v13a's (both scripts read): on WMT17
+    it prints sacreBLEU test.sh's published mteval-v13a.pl -c figure, without v13a's length line."""
+    d = shared_dir / "real" / "wmt17" / "en-de"
+    out = mteval_v14_run(_lines(d / f"sys.{system}.txt"), [_lines(d / "ref.A.txt")], True)
+    first = out.stdout.splitlines()[0]
+    assert first.startswith("BLEU score = ") and "length ratio" not in out.stdout
+    assert Decimal(first.split()[-1]) * 100 == _published_mteval(shared_dir)[system]
+
+
+def test_mteval_v14_model_gives_nltk_mteval_rows(shared_dir):
+    """The 9-order rows of nltk_data's mteval-13a.output (v13a, no -c) are v14's too."""
+    d = shared_dir / "real" / "nltk-wmt15-100" / "en-ru"
+    published = (d / "mteval-13a.output").read_text(encoding="utf-8").splitlines()
+    out = mteval_v14_run(_lines(d / "sys.google.tok.txt"), [_lines(d / "ref.A.txt")], False)
+    rows = [x.rsplit('"', 2)[0].rstrip() for x in published if x.startswith(" BLEU:")]
+    assert [g.rstrip() for g in out.stdout.splitlines()[1:]] == rows
+
+
+@pytest.mark.parametrize("text, preserve_case, expect", [
+    # punctuation splits unless a number is on both sides; a final "." after a digit has no
+    # second character to match, so "2." stays whole
+    ("a,b 3,5 x.y 2.", True, "a , b 3,5 x . y 2."),
+    ("$10 a+b", True, "$ 10 a + b"),
+    # the entities, &apos; included (the default tokenizer leaves &apos;)
+    ("&quot;q&quot; &apos;s &amp; &lt;", True, "\" q \" ' s & <"),
+    # Perl's lc on every character (the default tokenizer lowercases A-Z only)
+    ("ÜBER İ ΑΣ", False, "über i\u0307 ασ"),
+    # non-ASCII punctuation and symbols are classes too: « » € split
+    ("«x» 5€", True, "« x » 5 €"),
+    # each substitution consumes two characters: "a.," gets ". ," then ", " -> one space each
+    ("a.,b", True, "a . , b"),
+])
+def test_international_tokenization_facts(text, preserve_case, expect):
+    """--international-tokenization, from the rules read in tokenization_international (each
+    case was also checked against the real script's ``-d 3`` listing of the tokenized segment)."""
+    assert normalize_international(text, preserve_case) == expect
+
+
+def test_mteval_v14_scores_where_v13a_dies():
+    """v14 has no length line: an empty reference side gives a score (exp(min(0, 1 - 0/c)) = 1,
+    the unigram order smoothed to 1/2, the others log 1: exp(log(1/2) / 4) = 0.8409), where
+    v13a dies dividing by r = 0; empty hypotheses print 0.0000 where v13a dies on log 0."""
+    v13 = mteval_run(MT["v13a"], ["a"], [[""]], True)
+    v14 = mteval_v14_run(["a"], [[""]], True)
+    assert v13.error == "Illegal division by zero" and v14.status == 0
+    assert v14.stdout.splitlines()[0] == "BLEU score = 0.8409"
+    assert mteval_v14_run([""], [["a"]], True).stdout.splitlines()[0] == "BLEU score = 0.0000"
+
+
 def test_perl_fixed_rounds_ties_to_even():
     """printf's %.Nf: the exact binary value, an exact tie to even (0.125 -> 0.12), unlike
     toFixed (0.13)."""
@@ -101,12 +237,15 @@ def test_release_tables_are_consistent():
     """Every release's dialect exists; hashes are unique across the family; labels as reports
     show them."""
     from bleu_compat.libraries.multi_bleu import entries as mb
+    from bleu_compat.libraries.multi_bleu_detok import entries as dt
     from bleu_compat.libraries.mteval_v13a import entries as mt
 
-    assert len(mb.RELEASES) == 29 and len(mt.RELEASES) == 8
-    shas = [r.sha256 for r in (*mb.RELEASES, *mt.RELEASES)]
+    assert len(mb.RELEASES) == 29 and len(mt.RELEASES) == 8 and len(dt.RELEASES) == 2
+    shas = [r.sha256 for r in (*mb.RELEASES, *mt.RELEASES, *dt.RELEASES)]
     assert len(set(shas)) == len(shas) and all(re.fullmatch("[0-9a-f]{64}", s) for s in shas)
     assert all(r.dialect in MB for r in mb.RELEASES) and all(r.dialect in MT for r in mt.RELEASES)
+    assert all(r.dialect in DT for r in dt.RELEASES)
+    assert dt.RELEASES[-1].label == "2019-02-27-fdb7384"
     assert mb.RELEASES[-1].label == "2018-09-16-48fa6e9"
     assert {"RELEASE-4.0"} <= set(next(r for r in mt.RELEASES if r.blob.startswith("92afcbd")).moses_releases)
 
@@ -199,39 +338,85 @@ def test_real_mteval_prints_the_wmt17_published_figure(shared_dir):
 
 @needs_scripts
 @pytest.mark.parametrize("config, script", [("multi-bleu.perl", "multi-bleu.perl"),
-                                            ("mteval-v13a", "mteval-v13a.pl")])
+                                            ("mteval-v13a", "mteval-v13a.pl"),
+                                            ("mteval-v14", "mteval-v14.pl"),
+                                            ("mteval-v14:tok=intl", "mteval-v14.pl")])
 def test_score_compare_prints_the_script_number_and_release(shared_dir, config, script, tmp_path):
     """score --compare with the script's path: its number (to its decimals) equals what the
     script prints when run by hand, the release is named, the steps add up exactly."""
+    import json
+
     from bleu_compat.libraries.multi_bleu.entries import by_sha256 as mb
     from bleu_compat.libraries.mteval_v13a.entries import by_sha256 as mt
+    from bleu_compat.libraries.mteval_v14.entries import by_sha256 as m14
 
     d = shared_dir / "real" / "wmt17" / "en-de"
     path = _script(script)
-    rel = (mb if script.startswith("multi") else mt)(hashlib.sha256(path.read_bytes()).hexdigest())
+    known = {"multi-bleu.perl": mb, "mteval-v13a.pl": mt, "mteval-v14.pl": m14}[script]
+    rel = known(hashlib.sha256(path.read_bytes()).hexdigest())
+    spec = f"{config}{',' if ':' in config else ':'}path={path}"
     p = _score(str(d / "ref.A.txt"), "-i", str(d / "sys.PROMT-Rule-based.4735.txt"), "--compare",
-               "sacrebleu", f"{config}:path={path}", "--format", "json", timeout=600)
+               "sacrebleu", spec, "--format", "json", timeout=600)
     assert p.returncode == 0, p.stderr
-    import json
-
-    doc = json.loads(p.stdout)
-    cmp = doc["systems"][0]["compare"]
-    text = json.dumps(cmp)
+    cmp = json.loads(p.stdout)["systems"][0]["compare"]
+    run = next(c for c in cmp["configurations"] if c["name"] == spec)
     if rel is not None:
-        assert rel.label in text
+        assert f"release:{rel.label}" in run["settings"]
     # by hand
     if script.startswith("multi"):
         with open(d / "sys.PROMT-Rule-based.4735.txt", "rb") as fin:
             out = subprocess.run(["perl", str(path), str(d / "ref.A.txt")], stdin=fin,
                                  capture_output=True, text=True).stdout
-        printed = re.match(r"BLEU = (\S+),", out).group(1)
+        printed = Decimal(re.match(r"BLEU = (\S+),", out).group(1))
+        got = Decimal(str(run["BLEU"]))  # its own scale: 0-100
     else:
         from bleu_compat.libraries.mteval_v13a.adapter import run_mteval
 
-        printed = str(run_mteval(str(path), _lines(d / "sys.PROMT-Rule-based.4735.txt"),
-                                 [_lines(d / "ref.A.txt")], preserve_case=False)["bleu_printed"])
-    assert printed.rstrip("0") in text.replace("\\", "") or printed in text
-    assert "UNEXPECTED" not in p.stdout and "\"unexpected\": null" in text or "unexpected" not in text
+        options = ["--international-tokenization"] if "tok=intl" in config else []
+        res = run_mteval(str(path), _lines(d / "sys.PROMT-Rule-based.4735.txt"),
+                         [_lines(d / "ref.A.txt")], preserve_case=False, options=options)
+        printed = Decimal(str(res["bleu_printed"]))
+        got = Decimal(str(run["bleu"]))  # its own scale: 0-1
+    assert got == printed, (got, printed)
+    assert all(x["unexpected"] is None for x in cmp["decomposition"]) and not cmp["unexpected"]
+
+
+@needs_scripts
+def test_multi_bleu_against_detok_on_real_scripts(shared_dir):
+    """mosesdecoder #186's kind of gap with the real scripts: score --compare with both paths on
+    WMT17 uedin prints each script's own number (as run by hand), names each release, and
+    decomposes multi-bleu.perl -> multi-bleu-detok.perl into the tokenizer alone, exactly."""
+    import json
+
+    from bleu_compat.libraries.multi_bleu_detok.entries import by_sha256 as dt
+
+    d = shared_dir / "real" / "wmt17" / "en-de"
+    mb_path, dt_path = _script("multi-bleu.perl"), _script("multi-bleu-detok.perl")
+    p = _score(str(d / "ref.A.txt"), "-i", str(d / "sys.uedin-nmt.4722.txt"), "--compare",
+               f"multi-bleu.perl:path={mb_path}", f"multi-bleu-detok.perl:path={dt_path}",
+               "--format", "json", timeout=600)
+    assert p.returncode == 0, p.stderr
+    cmp = json.loads(p.stdout)["systems"][0]["compare"]
+    by_hand = {}
+    for path in (mb_path, dt_path):
+        with open(d / "sys.uedin-nmt.4722.txt", "rb") as fin:
+            out = subprocess.run(["perl", str(path), str(d / "ref.A.txt")], stdin=fin,
+                                 capture_output=True, text=True).stdout
+        by_hand[str(path)] = Decimal(re.match(r"BLEU = (\S+),", out).group(1))
+    runs = {c["name"].split("path=")[1]: c for c in cmp["configurations"] if "path=" in c["name"]}
+    for path, printed in by_hand.items():
+        assert Decimal(str(runs[path]["BLEU"])) == printed
+    rel = dt(hashlib.sha256(dt_path.read_bytes()).hexdigest())
+    if rel is not None:
+        assert f"release:{rel.label}" in runs[str(dt_path)]["settings"]
+    dec = next(x for x in cmp["decomposition"] if "multi-bleu-detok" in x["to"]
+               and "multi-bleu.perl" in x["from"])
+    moving = {c["cause"]: c["contribution"] for c in dec["causes"] if c["contribution"]}
+    assert dec["unexpected"] is None and "tokenization" in moving, dec
+    # the rest is each script's printf (2 decimals off, then on): under a hundredth together
+    assert all("PRINTS-2-DECIMALS" in c for c in moving if c != "tokenization"), moving
+    gap = dec["end"] - dec["start"]
+    assert abs(moving["tokenization"] - gap) < 0.01 and abs(gap) > 4.9
 
 
 @pytest.mark.skipif(not HISTORY, reason="BLEU_COMPAT_MOSES_HISTORY (every historical version of "
@@ -242,6 +427,7 @@ def test_every_historical_release_against_its_model():
     the printed line and the exit equal the model's."""
     from bleu_compat.libraries.multi_bleu.adapter import run_on_files
     from bleu_compat.libraries.multi_bleu.entries import by_sha256 as mb
+    from bleu_compat.libraries.multi_bleu_detok.entries import by_sha256 as dt
 
     rng = random.Random(22)
     words = ["a", "b", "A", "Über", "д", "x.y", "3,5", "&amp;", "ΑΣ", "\u200b"]
@@ -252,7 +438,10 @@ def test_every_historical_release_against_its_model():
 
     found = 0
     for f in sorted(Path(HISTORY).iterdir()):
-        rel = mb(hashlib.sha256(f.read_bytes()).hexdigest())
+        sha = hashlib.sha256(f.read_bytes()).hexdigest()
+        rel, model_run, dialects = mb(sha), multi_bleu_run, MB
+        if rel is None:
+            rel, model_run, dialects = dt(sha), detok_run, DT
         if rel is None:
             continue
         found += 1
@@ -264,9 +453,173 @@ def test_every_historical_release_against_its_model():
                 ref = Path(d) / "r"
                 ref.write_bytes(("\n".join(line() for _ in range(n)) + rng.choice(["", "\n"])).encode())
                 real = run_on_files(f, hyp, [ref])
-                model = multi_bleu_run(MB[rel.dialect], hyp.read_bytes(), plain=ref.read_bytes())
+                model = model_run(dialects[rel.dialect], hyp.read_bytes(), plain=ref.read_bytes())
                 if "error" in real:
                     assert model.error and real["error"].startswith(model.error), (f, real, model)
                 else:
                     assert real["line"] == model.stdout, (f.name, real["line"], model.stdout)
     assert found, "no known release in BLEU_COMPAT_MOSES_HISTORY"
+
+
+@pytest.mark.skipif(not HISTORY, reason="BLEU_COMPAT_MOSES_HISTORY (every historical version of "
+                                        "the scripts, extracted from mosesdecoder) is not set")
+def test_every_historical_mteval_release_against_its_model():
+    """Each known mteval-v13a.pl and mteval-v14.pl release in $BLEU_COMPAT_MOSES_HISTORY, on
+    generated segments (punctuation, entities, Unicode letters and spaces, empty lines, one or
+    two references; v14 also with --international-tokenization): the printed score and the
+    cumulative 9-order row equal the model's; a death (and the two releases Perl 5.30+ cannot
+    compile) the model's message."""
+    from bleu_compat.libraries.mteval_v13a.adapter import run_mteval
+    from bleu_compat.libraries.mteval_v13a.entries import by_sha256 as mt
+    from bleu_compat.libraries.mteval_v14.entries import by_sha256 as m14
+
+    rng = random.Random(14)
+    pieces = ["a", "b", "A", "Über", "д", "x.y", "3,5", "1-2", "&amp;", "&apos;", "«q»", "$5",
+              "ΑΣ", "İ", "!", "\u200b", "\u3000", "\xa0"]
+
+    def line():
+        return " ".join(rng.choice(pieces) for _ in range(rng.randint(0, 7)))
+
+    found = 0
+    for f in sorted(Path(HISTORY).iterdir()):
+        sha = hashlib.sha256(f.read_bytes()).hexdigest()
+        rel, v14 = mt(sha), False
+        if rel is None:
+            rel, v14 = m14(sha), True
+        if rel is None:
+            continue
+        found += 1
+        for k in range(8 if v14 else 3):
+            n = rng.randint(1, 4)
+            hyp = [line() for _ in range(n)]
+            refs = [[h if rng.random() < 0.4 else line() for h in hyp]
+                    for _ in range(rng.choice([1, 2]))]
+            pc, intl = rng.random() < 0.5, v14 and k % 2 == 1
+            real = run_mteval(str(f), hyp, refs, pc,
+                              options=["--international-tokenization"] if intl else [])
+            model = (mteval_v14_run(hyp, refs, pc, intl) if v14
+                     else mteval_run(MT[rel.dialect], hyp, refs, pc))
+            if "error" in real:
+                assert model.error and real["error"].startswith(model.error), (f, real, model)
+                continue
+            lines = model.stdout.splitlines()
+            score = next(x for x in lines if x.startswith("BLEU score"))
+            assert f"{real['bleu_printed']:.4f}" == score.split()[-1], (f.name, hyp, refs, real, score)
+            cum = [float(x) for x in lines[-1].split(":")[1].split()]
+            assert real["cumulative"] == cum, (f.name, hyp, refs, pc, intl)
+    assert found, "no known mteval release in BLEU_COMPAT_MOSES_HISTORY"
+
+
+# ------------------------------------------------------------------ bad input, all four scripts
+
+FOUR = ("multi-bleu.perl", "multi-bleu-detok.perl", "mteval-v13a", "mteval-v14")
+#: a line each script family cannot read: (multi-bleu's, mteval's)
+_UNREADABLE = {True: b'print "BLEU = x, y\\n";\n', False: b'print "BLEU score = x for system\\n";\n'}
+#: what Perl prints for a module that is not installed, made by an @INC hook (the machine
+#: that runs the tests may have the module)
+_MISSING = ('BEGIN {{ unshift @INC, sub {{ die "Can\'t locate $_[1] in \\@INC (you may need to '
+            'install the {m} module)\\n" if $_[1] eq "{f}"; return }} }}\nuse {m};\n')
+
+
+def _api_error(spec: str, small: Path) -> str:
+    """What parse_config and the run raise for ``spec`` on the small files (the message)."""
+    from bleu_compat.decompose import library_points, parse_config
+
+    hyp, ref = small / "hyp.txt", small / "ref.txt"
+    try:
+        cfg = parse_config(spec)
+        library_points(cfg, _lines(hyp), [_lines(ref)], paths=(str(hyp), [str(ref)]))
+    except Exception as exc:  # ValueError (a usage error) or ScriptError
+        return f"{type(exc).__name__}: {exc}"
+    raise AssertionError(f"{spec}: no error")
+
+
+@pytest.fixture()
+def short_timeout(monkeypatch):
+    from bleu_compat.libraries import perl_runner
+
+    monkeypatch.setattr(perl_runner, "TIMEOUT", 2.0)
+
+
+@pytest.mark.parametrize("config", FOUR)
+@pytest.mark.parametrize("case", ["missing", "directory", "not perl", "hangs", "says nothing",
+                                  "unreadable", "missing module", "xml twig", "dies"])
+def test_bad_scripts_of_the_four_are_one_clear_error(small, config, case, short_timeout):
+    """Each kind of bad script, for each of the four: an error naming the file and the fault,
+    one line, no traceback; what is not a script is never run."""
+    multi = config.startswith("multi")
+    script = small / f"my {case}; $(touch pwned).pl"  # shell metacharacters: run with arguments
+    body = {"not perl": b"this is not perl {{{\n", "hangs": b"1 while 1;\n",
+            "says nothing": b"print 'hello';\n", "unreadable": _UNREADABLE[multi],
+            "missing module": b"use Some::Missing::Module;\n",
+            "xml twig": _MISSING.format(m="XML::Twig", f="XML/Twig.pm").encode(),
+            "dies": b"die 'no reference file here';\n"}.get(case)
+    if case == "directory":
+        script = small
+    elif body is not None:
+        script.write_bytes(body)
+    expect = {"missing": "no such file", "directory": "not a regular file",
+              "not perl": "cannot compile", "hangs": "still running after 2 s",
+              "says nothing": "printed no", "unreadable": "cannot read its",
+              "missing module": "needs the Perl module Some::Missing::Module, which is not installed (cpan Some::Missing::Module)",
+              "xml twig": "needs the Perl module XML::Twig, which is not installed (Debian: "
+                          "apt-get install libxml-twig-perl)",
+              "dies": "the script died: no reference file here"}[case]
+    message = _api_error(f"{config}:path={script}", small)
+    assert str(script) in message and expect in message, message
+    assert "\n" not in message and "Traceback" not in message
+    assert not (small / "pwned").exists() and not Path("pwned").exists()
+
+
+@pytest.mark.parametrize("config", FOUR)
+def test_bad_script_on_the_command_line_is_exit_2_one_line(small, config):
+    """The command line: exit 2, one line on standard error naming the file, nothing on stdout."""
+    script = small / "mine.pl"
+    script.write_bytes(_UNREADABLE[config.startswith("multi")])
+    p = _score(str(small / "ref.txt"), "-i", str(small / "hyp.txt"), "--compare",
+               f"{config}:path={script}")
+    assert p.returncode == 2, (p.stdout, p.stderr)
+    lines = p.stderr.strip().splitlines()
+    assert len(lines) == 1 and str(script) in lines[0] and "cannot read its" in lines[0], p.stderr
+    assert not p.stdout.strip()
+
+
+@pytest.mark.parametrize("config, module, package", [
+    ("mteval-v13a", "XML::Twig", "libxml-twig-perl"),
+    ("mteval-v14", "Sort::Naturally", "libsort-naturally-perl")])
+def test_missing_perl_module_is_named_on_the_command_line(small, config, module, package):
+    script = small / "needs.pl"
+    script.write_bytes(_MISSING.format(m=module, f=module.replace("::", "/") + ".pm").encode())
+    p = _score(str(small / "ref.txt"), "-i", str(small / "hyp.txt"), "--compare",
+               f"{config}:path={script}")
+    assert p.returncode == 2 and len(p.stderr.strip().splitlines()) == 1, p.stderr
+    assert module in p.stderr and package in p.stderr and str(script) in p.stderr
+
+
+@needs_scripts
+@pytest.mark.parametrize("config, script", [("multi-bleu.perl", "multi-bleu.perl"),
+                                            ("multi-bleu-detok.perl", "multi-bleu-detok.perl"),
+                                            ("mteval-v13a", "mteval-v13a.pl"),
+                                            ("mteval-v14", "mteval-v14.pl")])
+def test_unknown_copy_is_run_and_judged_against_every_release(small, tmp_path, config, script):
+    """A copy with one more line is no known release: it is run, its number printed, and a
+    note says which known releases' models print the same number on these files."""
+    import json
+
+    copy = tmp_path / f"local-{script}"
+    copy.write_bytes(_script(script).read_bytes() + b"\n# a local copy\n")
+    p = _score(str(small / "ref.txt"), "-i", str(small / "hyp.txt"), "--compare",
+               f"{config}:path={copy}", "--format", "json")
+    assert p.returncode == 0, p.stderr
+    note = next(x for x in p.stderr.splitlines() if x.startswith("note: "))
+    assert f"{copy} is not a known" in note and "known releases print the same" in note, note
+    run = next(c for c in json.loads(p.stdout)["systems"][0]["compare"]["configurations"]
+               if "path=" in c["name"])
+    assert "unknown file, sha256" in run["settings"]
+
+
+@needs_scripts
+def test_another_scripts_file_is_refused_naming_it(small):
+    p = _score(str(small / "ref.txt"), "-i", str(small / "hyp.txt"), "--compare",
+               f"mteval-v14:path={_script('multi-bleu-detok.perl')}")
+    assert p.returncode == 2 and "multi-bleu-detok.perl" in p.stderr and "give it as" in p.stderr

@@ -47,7 +47,9 @@ KNOWN_IMPLEMENTATIONS: dict[str, str] = {
     "bleuscore": "bleu_compat.libraries.bleuscore:LIBRARY",
     "t2t": "bleu_compat.libraries.t2t:LIBRARY",
     "multi-bleu": "bleu_compat.libraries.multi_bleu:LIBRARY",
+    "multi-bleu-detok": "bleu_compat.libraries.multi_bleu_detok:LIBRARY",
     "mteval-v13a": "bleu_compat.libraries.mteval_v13a:LIBRARY",
+    "mteval-v14": "bleu_compat.libraries.mteval_v14:LIBRARY",
 }
 #: examples of ``score --compare`` configurations for the syntax help (those whose
 #: implementation is registered are shown)

@@ -157,15 +157,12 @@ def configurations_text(names: list[str], results: list[Any], versions: dict[str
 
     from bleu_compat.libraries import library_version
 
-    def version_of(name: str) -> str:
-        if name == "card":
-            return ""
-        return versions.get(name) or library_version(name) or ""
-
-    def impl(name: str) -> str:
+    def impl(name: str, release: str = "") -> str:
         if name == "card":
             return "bleu-compat"
-        return f"{display(name)} {version_of(name)}".strip()
+        # a configuration that names its release (a script's file) runs that one
+        version = release or versions.get(name) or library_version(name) or ""
+        return f"{display(name)} {version}".strip()
 
     bullet = "- " if markdown else "  "
     out = ["", ("## " if markdown else "")
@@ -181,7 +178,8 @@ def configurations_text(names: list[str], results: list[Any], versions: dict[str
         for run in res.runs:
             r = by_name.get(run.config.name)
             missing = ", ".join(flag for flag, _ in r.not_applied) if r is not None else ""
-            rows.append([run.config.name, _points(run.points), impl(run.config.implementation),
+            rows.append([run.config.name, _points(run.points),
+                         impl(run.config.implementation, run.config.release),
                          run.config.signature(), missing or "-"])
             own = own_words(run.config, n_refs)
             if own:

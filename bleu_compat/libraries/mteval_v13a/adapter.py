@@ -44,6 +44,24 @@ class _Mteval(Script):
 
         return entries
 
+    def model_prints(self, dialect: str, hypothesis: str, references: Sequence[str],
+                     cfg: Any) -> str | None:
+        from bleu_compat.libraries.mteval_v13a.model import DIALECTS, mteval_run
+
+        hyp, refs = _read(hypothesis, references)
+        return _printed_score(mteval_run(DIALECTS[dialect], hyp, refs, not cfg.lowercase).stdout)
+
+
+def _read(hypothesis: str, references: Sequence[str]) -> tuple[list[str], list[list[str]]]:
+    from bleu_compat.corpus_io import read_lines
+
+    return read_lines(hypothesis).lines, [read_lines(r).lines for r in references]
+
+
+def _printed_score(stdout: str) -> str | None:
+    m = re.search(r"BLEU score = (\S+)", stdout)
+    return m.group(1) if m else None
+
 
 SCRIPT: Script = _Mteval()
 
@@ -80,16 +98,17 @@ _CUM = re.compile(r"^ BLEU:((?:\s+\S+){9})")
 
 
 def run_mteval(script: str, hyp_lines: Sequence[str], ref_lines: Sequence[Sequence[str]],
-               preserve_case: bool) -> dict[str, Any]:
+               preserve_case: bool, options: Sequence[str] = ()) -> dict[str, Any]:
     """Run mteval on the lines; ``{"bleu_printed", "cumulative", "hyp_len"?, "ref_len"?}`` or
-    ``{"error": die message}``.
+    ``{"error": die message}``. ``options``: more of its switches (v14's
+    ``--international-tokenization``).
 
     Raises:
         ScriptError: no number (timeout, XML::Twig missing, compile error, no line).
     """
     with tempfile.TemporaryDirectory(prefix="bleu-compat-mteval-") as d:
         write_sgml(d, hyp_lines, ref_lines)
-        args = ["-b"] + (["-c"] if preserve_case else []) + [
+        args = ["-b"] + (["-c"] if preserve_case else []) + list(options) + [
             "-r", "ref.sgm", "-s", "src.sgm", "-t", "tst.sgm"]
         res = run_perl(script, args, cwd=d)
     m = _SCORE.search(res.stdout)
@@ -130,28 +149,38 @@ def configure(cfg: Any) -> Any:
     return configure_script(SCRIPT, cfg, _rules)
 
 
-def score_lines(cfg: Any, hyp_lines: Sequence[str], ref_lines: Sequence[Sequence[str]]) -> float:
+def score_lines(cfg: Any, hyp_lines: Sequence[str], ref_lines: Sequence[Sequence[str]],
+                script: Script | None = None, options: Sequence[str] = ()) -> float:
     """The 'BLEU score' the script prints (0-1) on the lines."""
-    path = dict(cfg.settings).get("path") or SCRIPT.path()
-    res = run_mteval(path, hyp_lines, ref_lines, preserve_case=not cfg.lowercase)
+    path = dict(cfg.settings).get("path") or (script or SCRIPT).path()
+    res = run_mteval(path, hyp_lines, ref_lines, preserve_case=not cfg.lowercase, options=options)
     if "error" in res:
         raise ScriptError(f"{path}: the script died: {res['error']}")
     return float(res["bleu_printed"])
 
 
-def score_files(cfg: Any, hypothesis: str, references: Sequence[str]) -> float:
-    """As :func:`score_lines`, on the files' lines (the SGML is written from them)."""
-    from bleu_compat.corpus_io import read_lines
+def score_files(cfg: Any, hypothesis: str, references: Sequence[str],
+                script: Script | None = None, options: Sequence[str] = ()) -> float:
+    """As :func:`score_lines`, on the files' lines (the SGML is written from them); a file
+    that is no known release is judged against every known release's model (a note on
+    standard error)."""
+    from bleu_compat.libraries.multi_bleu.adapter import note_if_unknown
 
-    return score_lines(cfg, read_lines(hypothesis).lines, [read_lines(r).lines for r in references])
+    script = script or SCRIPT
+    hyp, refs = _read(hypothesis, references)
+    value = score_lines(cfg, hyp, refs, script, options)
+    path = dict(cfg.settings).get("path") or script.path()
+    note_if_unknown(script, path, f"{value:.4f}", hypothesis, references, cfg)
+    return value
 
 
-def _corpus(mode: str, request: dict[str, Any], raw: dict[str, Any]) -> dict[str, Any]:
+def _corpus(mode: str, request: dict[str, Any], raw: dict[str, Any],
+            script: Script | None = None) -> dict[str, Any]:
     n = request.get("max_order", 4)
     if n > 9:
         raise NotRepresentable("mteval counts 9 orders at most")
     hyp, refs = corpus_lines(mode, dict(request, max_order=4))
-    res = run_mteval(SCRIPT.path(), hyp, refs, preserve_case=True)
+    res = run_mteval((script or SCRIPT).path(), hyp, refs, preserve_case=True)
     raw.update(res)
     if "error" in res:
         raise PerlDie(res["error"])
@@ -162,11 +191,12 @@ def _corpus(mode: str, request: dict[str, Any], raw: dict[str, Any]) -> dict[str
     return out
 
 
-def _smoothing(mode: str, request: dict[str, Any], raw: dict[str, Any]) -> dict[str, Any]:
+def _smoothing(mode: str, request: dict[str, Any], raw: dict[str, Any],
+               script: Script | None = None) -> dict[str, Any]:
     if request["smoothing"] != "method3":
         raise NotRepresentable("mteval smooths with method3 (its default) only")
     hyp, ref = one_segment(dict(request, smoothing="none"))
-    res = run_mteval(SCRIPT.path(), [hyp], [[ref]], preserve_case=True)
+    res = run_mteval((script or SCRIPT).path(), [hyp], [[ref]], preserve_case=True)
     raw.update(res)
     if "error" in res:
         raise PerlDie(res["error"])

@@ -112,6 +112,39 @@ class Script:
                                   f"{self.filename}, not that script")
         return None, sha
 
+    def model_prints(self, dialect: str, hypothesis: str, references: Sequence[str],
+                     cfg: Any) -> str | None:
+        """What the model of ``dialect`` prints as the number on these files (its printed
+        digits), or None when it dies."""
+        from bleu_compat.libraries.multi_bleu.model import DIALECTS, multi_bleu_run
+
+        return _printed_bleu(multi_bleu_run(DIALECTS[dialect], *_files_read(hypothesis, references),
+                                            lowercase=bool(cfg.lowercase)).stdout)
+
+    def judge_unknown(self, path: str, printed: str, hypothesis: str,
+                      references: Sequence[str], cfg: Any) -> str:
+        """The note for a file that is no known release: which known releases' models print
+        the same number on these files (each dialect modelled is run on them)."""
+        by_dialect: dict[str, list[str]] = {}
+        for rel in self.entries().RELEASES:
+            by_dialect.setdefault(rel.dialect, []).append(rel.label)
+        same: list[str] = []
+        others: list[str] = []
+        for dialect, labels in by_dialect.items():
+            try:
+                theirs = self.model_prints(dialect, hypothesis, references, cfg)
+            except Exception:  # a dialect whose model cannot take these files is not a match
+                theirs = None
+            (same if theirs == printed else others).extend(labels)
+        sha = sha256_of(path)
+        head = (f"note: {path} is not a known {self.filename} release (sha256 {sha[:16]}...): "
+                f"it was run as given and printed {printed}; ")
+        if same:
+            return head + (f"the models of {len(same)} of the {len(same) + len(others)} known "
+                           f"releases print the same on these files ({', '.join(same)})")
+        return head + (f"no model of the {len(others)} known releases prints that on these "
+                       "files: the decomposition uses the last release's rules")
+
     def version(self) -> str:
         """The release label of the script to run (``unknown-<sha256[:12]>`` for an unknown file)."""
         rel, sha = self.identify(self.path())
@@ -236,20 +269,47 @@ def _write_lines(path: str, lines: Sequence[str]) -> None:
         f.write("".join(line + "\n" for line in lines))
 
 
-def score_files(cfg: Any, hypothesis: str, references: Sequence[str]) -> float:
+def score_files(cfg: Any, hypothesis: str, references: Sequence[str],
+                script: Script | None = None) -> float:
     """The BLEU the script prints (0-100) on the user's files, as ``score --compare`` runs it.
 
     Raises:
         ScriptError: the script gives no number (its die message is named).
     """
-    path = dict(cfg.settings).get("path") or SCRIPT.path()
+    script = script or SCRIPT
+    path = dict(cfg.settings).get("path") or script.path()
     res = run_on_files(path, hypothesis, references, lowercase=bool(cfg.lowercase))
     if "error" in res:
         raise ScriptError(f"{path}: the script died: {res['error']}")
+    note_if_unknown(script, path, _printed_bleu(res["line"]) or "", hypothesis, references, cfg)
     return float(res["bleu_printed"])
 
 
-def score_lines(cfg: Any, hyp_lines: Sequence[str], ref_lines: Sequence[Sequence[str]]) -> float:
+def note_if_unknown(script: Script, path: str, printed: str, hypothesis: str,
+                    references: Sequence[str], cfg: Any) -> None:
+    """For a file that is no known release, say so on standard error (one line): which known
+    releases' models print the same number (:meth:`Script.judge_unknown`)."""
+    import sys
+
+    if script.entries().by_sha256(sha256_of(path)) is None:
+        print(script.judge_unknown(path, printed, hypothesis, references, cfg), file=sys.stderr)
+
+
+def _printed_bleu(line: str) -> str | None:
+    m = re.match(r"BLEU = ([^,]+),", line or "")
+    return m.group(1) if m else None
+
+
+def _files_read(hypothesis: str, references: Sequence[str]) -> tuple[bytes, list[bytes], bytes | None]:
+    """(hypothesis bytes, numbered reference bytes, plain reference bytes) as the adapter
+    gives them to the script (one reference as STEM, several as STEM0, STEM1, ...)."""
+    hyp = Path(hypothesis).read_bytes()
+    refs = [Path(r).read_bytes() for r in references]
+    return (hyp, [], refs[0]) if len(refs) == 1 else (hyp, refs, None)
+
+
+def score_lines(cfg: Any, hyp_lines: Sequence[str], ref_lines: Sequence[Sequence[str]],
+                script: Script | None = None) -> float:
     """The BLEU the script prints (0-100) on lines (written with a final newline each)."""
     with tempfile.TemporaryDirectory(prefix="bleu-compat-lines-") as d:
         hyp = os.path.join(d, "hyp")
@@ -258,7 +318,7 @@ def score_lines(cfg: Any, hyp_lines: Sequence[str], ref_lines: Sequence[Sequence
         for k, lines in enumerate(ref_lines):
             refs.append(os.path.join(d, f"r{k}"))
             _write_lines(refs[-1], lines)
-        return score_files(cfg, hyp, refs)
+        return score_files(cfg, hyp, refs, script)
 
 
 # ------------------------------------------------------------------ card requests
@@ -304,7 +364,8 @@ def corpus_lines(mode: str, request: dict[str, Any]) -> tuple[list[str], list[li
     return hyp, refs
 
 
-def _run_lines(hyp: Sequence[str], refs: Sequence[Sequence[str]], raw: dict[str, Any]) -> dict[str, Any]:
+def _run_lines(hyp: Sequence[str], refs: Sequence[Sequence[str]], raw: dict[str, Any],
+               script: Script | None = None) -> dict[str, Any]:
     with tempfile.TemporaryDirectory(prefix="bleu-compat-card-") as d:
         hp = os.path.join(d, "hyp")
         _write_lines(hp, hyp)
@@ -312,16 +373,17 @@ def _run_lines(hyp: Sequence[str], refs: Sequence[Sequence[str]], raw: dict[str,
         for k, lines in enumerate(refs):
             rps.append(os.path.join(d, f"r{k}"))
             _write_lines(rps[-1], lines)
-        res = run_on_files(SCRIPT.path(), hp, rps)
+        res = run_on_files((script or SCRIPT).path(), hp, rps)
     raw.update(res)
     if "error" in res:
         raise PerlDie(res["error"])
     return res
 
 
-def _corpus(mode: str, request: dict[str, Any], raw: dict[str, Any]) -> dict[str, Any]:
+def _corpus(mode: str, request: dict[str, Any], raw: dict[str, Any],
+            script: Script | None = None) -> dict[str, Any]:
     hyp, refs = corpus_lines(mode, request)
-    res = _run_lines(hyp, refs, raw)
+    res = _run_lines(hyp, refs, raw, script)
     return {"bleu": res["bleu_printed"] / 100, "brevity_penalty": res["bp"],
             "candidate_length": res["hyp_len"], "reference_length": res["ref_len"], "max_order": 4}
 
@@ -346,9 +408,10 @@ def one_segment(request: dict[str, Any]) -> tuple[str, str]:
     return " ".join(hyp), " ".join(ref)
 
 
-def _smoothing(mode: str, request: dict[str, Any], raw: dict[str, Any]) -> dict[str, Any]:
+def _smoothing(mode: str, request: dict[str, Any], raw: dict[str, Any],
+               script: Script | None = None) -> dict[str, Any]:
     hyp, ref = one_segment(request)
-    res = _run_lines([hyp], [[ref]], raw)
+    res = _run_lines([hyp], [[ref]], raw, script)
     return {"bleu": res["bleu_printed"] / 100, "brevity_penalty": res["bp"]}
 
 

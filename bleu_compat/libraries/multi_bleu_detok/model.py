@@ -1,4 +1,4 @@
-"""multi-bleu-detok.perl's dialect (model only: not yet a registered plug-in): multi-bleu.perl's counting on mteval-v13a's tokens.
+"""multi-bleu-detok.perl's dialect: multi-bleu.perl's counting on mteval-v13a's tokens.
 
 Facts read in ``scripts/generic/multi-bleu-detok.perl`` (github:moses-smt/mosesdecoder,
 both releases: ``entries.RELEASES``), checked by running them; nothing of its code is
@@ -29,7 +29,8 @@ from bleu_compat.libraries.multi_bleu.model import (
 from bleu_compat.libraries.multi_bleu import model as multi_bleu_model
 from bleu_compat.libraries.mteval_v13a.model import normalize
 
-__all__ = ["DetokDialect", "DIALECTS", "detok_tokens", "detok_run", "evaluate"]
+__all__ = ["DetokDialect", "DIALECTS", "LATEST", "detok_tokens", "detok_run", "evaluate",
+           "PRINTS", "PRINTS_SMOOTHING", "RETOKENIZES", "EMPTY_REFERENCES", "EMPTY_HYPOTHESES"]
 
 _ASCII_WS = re.compile("[" + "".join(re.escape(chr(b)) for b in sorted(ASCII_WHITESPACE)) + "]+")
 
@@ -49,6 +50,15 @@ DIALECTS: dict[str, DetokDialect] = {
     "2017-10-20": DetokDialect(decoded=False),
     "2019-02-27": DetokDialect(decoded=True),
 }
+#: the dialect of the last release (master since 2019-02-27), which card requests are judged by
+LATEST = DIALECTS["2019-02-27"]
+
+#: catalog entry ids (the card-shaped dialect's switches)
+PRINTS = "MULTI-BLEU-DETOK-PRINTS-2-DECIMALS"
+PRINTS_SMOOTHING = "MULTI-BLEU-DETOK-PRINTS-2-DECIMALS-SMOOTHING"
+RETOKENIZES = "MULTI-BLEU-DETOK-RETOKENIZES"
+EMPTY_REFERENCES = "MULTI-BLEU-DETOK-EMPTY-REFERENCES"
+EMPTY_HYPOTHESES = "MULTI-BLEU-DETOK-EMPTY-HYPOTHESES"
 
 
 def detok_tokens(dialect: DetokDialect, line: bytes, lowercase: bool,
@@ -86,9 +96,28 @@ def detok_run(dialect: DetokDialect, hypothesis: bytes, numbered: Sequence[bytes
                            len(refs[0]) if refs else 0)
 
 
+def _retokenized(request: dict[str, Any], lowercase: bool = False) -> dict[str, Any]:
+    """The request with every token list replaced by the script's tokens of the line the
+    adapter writes (the tokens joined by one space, ending with ``\\n``)."""
+    def tokens(seq: Sequence[str]) -> list[str]:
+        line = (" ".join(seq) + "\n").encode("utf-8")
+        return [str(t) for t in detok_tokens(LATEST, line, lowercase)]
+
+    return dict(request, hypotheses=[tokens(h) for h in request["hypotheses"]],
+                references=[[tokens(r) for r in seg] for seg in request["references"]])
+
+
 def evaluate(tool_id: str, mode: str, request: dict[str, Any], on: frozenset[str],
              cache: dict[Any, Any]) -> dict[str, Any]:
-    """The card-shaped dialect: multi-bleu.perl's (the statistics tool is the same formula);
-    the corpus tool is not run on card requests (the adapter says not representable)."""
-    ids = frozenset(e.replace("MULTI-BLEU-DETOK-", "MULTI-BLEU-") for e in on)
-    return multi_bleu_model.evaluate(tool_id, mode, request, ids, cache)
+    """The card-shaped dialect (the last release's): multi-bleu.perl's counting, printing and
+    zero-length branches (:func:`bleu_compat.libraries.multi_bleu.model.evaluate`, whose
+    entries these are the counterparts of), on the tokens mteval-v13a's tokenizer (``-c``)
+    makes of each line the adapter writes when ``RETOKENIZES`` is on."""
+    ids = {PRINTS: multi_bleu_model.PRINTS, PRINTS_SMOOTHING: multi_bleu_model.PRINTS_SMOOTHING,
+           EMPTY_REFERENCES: multi_bleu_model.EMPTY_REFERENCES,
+           EMPTY_HYPOTHESES: multi_bleu_model.EMPTY_HYPOTHESES}
+    mapped = frozenset(ids[e] for e in on if e in ids)
+    if tool_id == "bleu-corpus-compute" and RETOKENIZES in on:
+        request = _retokenized(request)
+    return multi_bleu_model.evaluate(tool_id, mode, request, mapped, cache,
+                                     MULTI_BLEU_DIALECTS["2018-07-03"])
