@@ -5,6 +5,10 @@ The cards in ``bleu_compat/cards/`` (copies of the contract's
 limit used here. ``execute`` applies SPEC.md §2's checks in order, each
 failing with :class:`~bleu_compat.errors.ToolError`:
 
+0. a request given as text holding more ``,`` ``[`` ``{`` than any valid
+   request can (:func:`max_separators`) is refused unread (``limit_exceeded``,
+   path ``""``), as the transports refuse bodies over 16 MiB: parsing costs per
+   value, and this keeps a refusal cheaper than an acceptance;
 1. strict JSON (``invalid_input``);
 2. requests the card lists under ``unsupported_operations``
    (``unsupported_input``, with the reason in words);
@@ -686,7 +690,8 @@ def validate_request(tool_id: str, request: Any) -> dict[str, Any]:
         The request with integral JSON numbers of integer fields as ``int``.
 
     Raises:
-        ToolError: the first failing check (see the module docstring).
+        ToolError: the first failing check (see the module docstring); for text, first
+            ``limit_exceeded`` when it holds more separators than :func:`max_separators`.
         UnknownToolError: unknown ``tool_id`` (a ToolError with code ``not_found``,
             also a KeyError), before the request is looked at.
     """
