@@ -80,7 +80,7 @@ async def _probe_once(base: str) -> float:
 
 async def _bodies(base: str, n: int) -> tuple[list[float], list[str], float]:
     valid, _ = _valid_max_body()
-    kinds = [(TOKENS_BODY, 413), (EMPTIES_BODY, 400), (valid, 200), (INTS_BODY, 400)]
+    kinds = [(TOKENS_BODY, 413), (EMPTIES_BODY, 413), (valid, 200), (INTS_BODY, 413)]
     bodies = [kinds[i % len(kinds)] for i in range(n)]
     problems: list[str] = []
     latencies: list[float] = []

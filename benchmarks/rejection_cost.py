@@ -7,9 +7,14 @@ Usage::
 Bodies (bleu-corpus-compute, 16 MiB each; oracle_tests/test_server_resources.py's):
 ``valid`` is a valid request at the card's limits (1,000 segments, 50,000
 tokens) padded with spaces to 16 MiB, the yardstick; the invalid ones are
-the dense kinds (3.3 million tokens: limit_exceeded; 8 million integers
-where tokens belong and 5.6 million empty hypotheses: schema errors) and
-sparse ones (the valid request with a bad member at its end).
+the dense kinds (3.3 million tokens, 8 million integers where tokens belong,
+5.6 million empty hypotheses, 8 million nulls, 5.6 million empty tokens: each
+holds more ``,`` ``[`` ``{`` than any valid request, so it is refused unread,
+``limit_exceeded``; parsed, the first would be over max_total_tokens and the
+others schema errors) and sparse ones (the valid request with a bad member at
+its end: parsed, then refused by the schema), and the densest bodies the
+bound lets through to the parser (as many tokens, integers, empty hypotheses
+or nulls as stay within ``max_separators()``, padded with spaces to 16 MiB).
 
 Cost is CPU seconds (user + system), median over ``--runs``:
 
@@ -49,13 +54,26 @@ def bodies() -> dict[str, bytes]:
     def pad(b: bytes) -> bytes:
         return b[:-1] + b" " * (SIZE - len(b)) + b[-1:]
 
+    from bleu_compat.tools import max_separators
+
+    def at_bound(prefix: bytes, item: bytes, suffix: bytes) -> bytes:
+        # as many items as the separator bound lets through unread, padded to 16 MiB
+        fixed = sum(prefix.count(c) + suffix.count(c) for c in (b",", b"[", b"{"))
+        per = sum(item.count(c) for c in (b",", b"[", b"{")) + 1
+        count = (max_separators() - fixed + 1) // per
+        return pad(prefix + b",".join([item] * count) + suffix)
+
     return {
         "valid": pad(valid),
-        "tokens (413 limit)": TOKENS_BODY,
-        "integers (400 schema)": INTS_BODY,
-        "empty hypotheses (400 maxItems)": EMPTIES_BODY,
-        "nulls (400 schema)": _fill(b'{"hypotheses":[[', b"null", b']],"references":[[["a"]]]}'),
-        "empty tokens (400 minLength)": _fill(b'{"hypotheses":[[', b'""', b']],"references":[[["a"]]]}'),
+        "tokens at the bound (413)": at_bound(b'{"hypotheses":[[', b'"ab"', b']],"references":[[["a"]]]}'),
+        "integers at the bound (400)": at_bound(b'{"hypotheses":[[', b"1", b']],"references":[[["a"]]]}'),
+        "empty hyps at the bound (400)": at_bound(b'{"hypotheses":[', b"[]", b'],"references":[[["a"]]]}'),
+        "nulls at the bound (400)": at_bound(b'{"hypotheses":[[', b"null", b']],"references":[[["a"]]]}'),
+        "tokens (413, unread)": TOKENS_BODY,
+        "integers (413, unread)": INTS_BODY,
+        "empty hypotheses (413, unread)": EMPTIES_BODY,
+        "nulls (413, unread)": _fill(b'{"hypotheses":[[', b"null", b']],"references":[[["a"]]]}'),
+        "empty tokens (413, unread)": _fill(b'{"hypotheses":[[', b'""', b']],"references":[[["a"]]]}'),
         "valid + unknown member at the end": pad(valid[:-1] + b',"bogus":1}'),
         "valid + duplicate key at the end": pad(valid[:-1] + b',"hypotheses":[]}'),
         "valid + bad max_order at the end": pad(valid[:-1] + b',"max_order":"a"}'),

@@ -24,7 +24,10 @@ status code                       when
                                   than :data:`~bleu_compat.tools.MAX_REQUEST_BYTES`,
                                   refused before it is parsed: by its
                                   ``Content-Length``, or, for a chunked body,
-                                  as soon as the bytes read exceed the cap
+                                  as soon as the bytes read exceed the cap; or
+                                  one holding more ``,`` ``[`` ``{`` than any
+                                  valid request (:func:`~bleu_compat.tools.max_separators`),
+                                  refused before it is parsed
 422    ``unsupported_input``      a request the card lists as unsupported (check 2)
 404    ``not_found``              unknown tool, version or path
 405    ``method_not_allowed``     wrong method (the ``Allow`` header lists the right ones)

@@ -5,6 +5,10 @@ The cards in ``bleu_compat/cards/`` (copies of the contract's
 limit used here. ``execute`` applies SPEC.md §2's checks in order, each
 failing with :class:`~bleu_compat.errors.ToolError`:
 
+0. a request given as text holding more ``,`` ``[`` ``{`` than any valid
+   request can (:func:`max_separators`) is refused unread (``limit_exceeded``,
+   path ``""``), as the transports refuse bodies over 16 MiB: parsing costs per
+   value, and this keeps a refusal cheaper than an acceptance;
 1. strict JSON (``invalid_input``);
 2. requests the card lists under ``unsupported_operations``
    (``unsupported_input``, with the reason in words);
@@ -33,7 +37,7 @@ from .errors import ToolError, UnknownToolError
 from .jsonio import check_json_value, dumps_js, loads_strict, pointer
 from .rounding import to_fixed
 
-__all__ = ["TOOL_IDS", "MAX_REQUEST_BYTES", "Card", "card", "cards", "execute", "validate_request"]
+__all__ = ["TOOL_IDS", "MAX_REQUEST_BYTES", "SEPARATORS", "max_separators", "check_separators", "Card", "card", "cards", "execute", "validate_request"]
 
 TOOL_IDS = ("bleu-corpus-compute", "bleu-smoothing-compute", "bleu-brevity-penalty")
 
@@ -43,6 +47,76 @@ TOOL_IDS = ("bleu-corpus-compute", "bleu-smoothing-compute", "bleu-brevity-penal
 #: quotes and commas for 50,000 tokens, about 6.5 MiB; 16 MiB leaves room for
 #: indentation. Anything larger is refused unread with ``limit_exceeded``.
 MAX_REQUEST_BYTES = 16 * 1024 * 1024
+
+#: The bytes counted by :func:`max_separators`: every array item after the first and every
+#: object member after the first costs a ``,``, every array a ``[``, every object a ``{``.
+SEPARATORS = b",[{"
+
+
+def _card_separators(tool_id: str) -> int:
+    # The most ``,`` ``[`` ``{`` bytes a request within this card's limits can hold: its
+    # containers, the commas between their items and members, and the bytes of strings
+    # (only bleu-corpus-compute's tokens may hold these characters: the keys are the
+    # schema's names, smoothing's value one of its enum, none of them with one).
+    data = card(tool_id).data
+    limits = data["limits"]
+    members = len(data["input_schema"]["properties"])  # the request object's members at most
+    top = 1 + (members - 1)  # '{' and the commas between its members
+    if tool_id == "bleu-corpus-compute":
+        s, r = limits["max_segments"], limits["max_references_per_segment"]
+        brackets = 2 + s + s + s * r  # hypotheses, references, each hypothesis, segment, reference
+        # commas between segments (twice), between a segment's references, between tokens:
+        # the lists' tokens less one comma per non-empty list, at most max_total_tokens - 1
+        commas = 2 * (s - 1) + s * (r - 1) + max(limits["max_total_tokens"] - 1, 0)
+        in_strings = limits["max_total_token_bytes"]  # a token may be ',' * 128
+        return top + brackets + commas + in_strings
+    if tool_id == "bleu-smoothing-compute":
+        o = limits["max_orders"]
+        return top + 2 + 2 * (o - 1)  # matches and totals
+    if tool_id == "bleu-brevity-penalty":
+        s, r = limits["max_segments"], limits["max_references_per_segment"]
+        # segments' '[' and commas; per segment '{', its one comma, reference_lengths' '[' and commas
+        return top + 1 + (s - 1) + s * (1 + 1 + 1 + (r - 1))
+    raise RuntimeError(f"no separator bound for card {tool_id}")  # a new card must be read here
+
+
+@functools.cache
+def max_separators() -> int:
+    """The most ``,`` ``[`` and ``{`` bytes any valid request of any tool can hold (int).
+
+    Derived from the cards' ``limits`` and ``input_schema`` (each card's largest request:
+    its containers, the commas between items and members, and for bleu-corpus-compute
+    ``max_total_token_bytes`` bytes of tokens that may be nothing but commas); the
+    largest over the three tools: 1,117,579 for the shipped cards, bleu-corpus-compute's.
+    A text with more is refused unread (:func:`check_separators`), before SPEC.md §2's
+    check 1: parsing a dense body costs per value, and no valid request has that many.
+    """
+    return max(_card_separators(tool_id) for tool_id in TOOL_IDS)
+
+
+def check_separators(text: bytes | bytearray | str) -> None:
+    """Refuse, unread, a request text with more ``,`` ``[`` ``{`` than :func:`max_separators`.
+
+    Args:
+        text: the request's JSON text (bytes, or ``str`` counted in characters: the same
+            count for UTF-8, in which these bytes stand only for these characters).
+
+    Raises:
+        ToolError: ``limit_exceeded``, path ``""``, naming the count and the bound.
+    """
+    bound = max_separators()
+    if len(text) <= bound:  # cannot hold more separators than bytes
+        return
+    if isinstance(text, str):
+        count = text.count(",") + text.count("[") + text.count("{")
+    else:
+        count = len(text) - len(text.translate(None, SEPARATORS))  # one pass in C
+    if count > bound:
+        raise ToolError(
+            "limit_exceeded",
+            f"request holds {count} of the bytes ',' '[' '{{' (items, members and containers); "
+            f"no valid request holds more than {bound}, so it is refused unread",
+        )
 
 
 @dataclass(frozen=True)
@@ -616,12 +690,16 @@ def validate_request(tool_id: str, request: Any) -> dict[str, Any]:
         The request with integral JSON numbers of integer fields as ``int``.
 
     Raises:
-        ToolError: the first failing check (see the module docstring).
+        ToolError: the first failing check (see the module docstring); for text, first
+            ``limit_exceeded`` when it holds more separators than :func:`max_separators`.
         UnknownToolError: unknown ``tool_id`` (a ToolError with code ``not_found``,
             also a KeyError), before the request is looked at.
     """
     the_card = card(tool_id)
     if isinstance(request, (str, bytes, bytearray, memoryview)):
+        if isinstance(request, memoryview):
+            request = bytes(request)
+        check_separators(request)
         request = loads_strict(request)
     else:
         if not isinstance(request, dict):

@@ -383,3 +383,96 @@ class TestTokenJson:
         assert code == 0 and len(objs) == len(lines)
         for obj, h, r in zip(objs, lines, reversed(lines)):
             assert obj["hyp_tokens"] == h.split() and obj["ref_tokens"] == [r.split()]
+
+
+class TestSegmentsCompleteOrAbsent:
+    """`--segments FILE` killed mid-write (SIGKILL: no handler runs) leaves no FILE, or an
+    earlier FILE untouched, never a prefix of valid JSON lines that looks complete (issue 24)."""
+
+    N = 40_000
+
+    def _inputs(self, tmp_path: Path) -> tuple[Path, Path]:
+        hyp, ref = tmp_path / "hyp.txt", tmp_path / "ref.txt"
+        hyp.write_text("".join(f"the cat {i} sat on the mat today\n" for i in range(self.N)))
+        ref.write_text("".join(f"the cat {i} sat on a mat today\n" for i in range(self.N)))
+        return hyp, ref
+
+    def _kill_mid_write(self, tmp_path: Path, out: Path) -> bool:
+        """Start `score --segments out`, SIGKILL it once some of its lines are on disk;
+        True when it was still running at the kill."""
+        import os
+        import signal
+        import subprocess
+        import sys
+
+        hyp, ref = self._inputs(tmp_path)
+        before = {p.name: p.stat().st_size for p in out.parent.iterdir()}
+        proc = subprocess.Popen([sys.executable, "-m", "bleu_compat", "score", str(ref), "-i",
+                                 str(hyp), "--segments", str(out), "-b"],
+                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        deadline = time.monotonic() + 120
+        try:
+            while time.monotonic() < deadline and proc.poll() is None:
+                written = [p for p in out.parent.iterdir()
+                           if p.name not in ("hyp.txt", "ref.txt")
+                           and p.stat().st_size > before.get(p.name, 0) + 4096]
+                if written:
+                    break
+                time.sleep(0.005)
+            alive = proc.poll() is None
+            if alive:
+                os.kill(proc.pid, signal.SIGKILL)
+        finally:
+            proc.wait(timeout=60)
+        return alive
+
+    def test_killed_new_file_is_absent(self, tmp_path: Path) -> None:
+        out = tmp_path / "seg.jsonl"
+        if not self._kill_mid_write(tmp_path, out):
+            pytest.skip("the run finished before it could be killed mid-write")
+        assert not out.exists(), f"{len(_lines(str(out)))} of {self.N} lines left under the name"
+        left = [p.name for p in tmp_path.iterdir() if p.name not in ("hyp.txt", "ref.txt")]
+        assert all(name.startswith(".tmp-seg.jsonl-") for name in left), left
+
+    def test_killed_rewrite_keeps_the_earlier_file(self, tmp_path: Path) -> None:
+        out = tmp_path / "seg.jsonl"
+        earlier = '{"system":"earlier run","segment":0}\n'
+        out.write_text(earlier)
+        if not self._kill_mid_write(tmp_path, out):
+            pytest.skip("the run finished before it could be killed mid-write")
+        assert out.read_text() == earlier
+
+    def test_finished_run_is_complete_and_leaves_no_temporary(self, tmp_path: Path,
+                                                              capsys: pytest.CaptureFixture[str]) -> None:
+        hyp, ref = self._inputs(tmp_path)
+        out = tmp_path / "seg.jsonl"
+        out.write_text("earlier\n")
+        code, _, _ = _run(capsys, str(ref), "-i", str(hyp), "--segments", str(out), "-b")
+        assert code == 0
+        rows = _jsonl(out)
+        assert [r["line"] for r in rows] == list(range(1, self.N + 1))
+        assert sorted(p.name for p in tmp_path.iterdir()) == ["hyp.txt", "ref.txt", "seg.jsonl"]
+
+    def test_failed_run_leaves_the_earlier_file(self, tmp_path: Path,
+                                                capsys: pytest.CaptureFixture[str]) -> None:
+        """Line counts differ (found at the end of the shorter file): exit 2, the earlier
+        FILE as it was, no temporary file left."""
+        hyp, ref = self._inputs(tmp_path)
+        ref.write_text(ref.read_text() + "one more line\n")
+        out = tmp_path / "seg.jsonl"
+        out.write_text("earlier\n")
+        code, _, err = _run(capsys, str(ref), "-i", str(hyp), "--segments", str(out), "-b")
+        assert code == 2, err
+        assert out.read_text() == "earlier\n"
+        assert sorted(p.name for p in tmp_path.iterdir()) == ["hyp.txt", "ref.txt", "seg.jsonl"]
+
+    def test_a_symbolic_link_keeps_pointing_at_the_new_file(self, tmp_path: Path,
+                                                            capsys: pytest.CaptureFixture[str]) -> None:
+        hyp, ref = self._inputs(tmp_path)
+        real = tmp_path / "real.jsonl"
+        real.write_text("earlier\n")
+        link = tmp_path / "link.jsonl"
+        link.symlink_to(real)
+        code, _, _ = _run(capsys, str(ref), "-i", str(hyp), "--segments", str(link), "-b")
+        assert code == 0 and link.is_symlink()
+        assert len(_lines(str(real))) == self.N

@@ -235,6 +235,22 @@ def test_body_of_exactly_the_cap_is_read(client: httpx.Client) -> None:
     assert resp.text == dumps_js(CARD_BY_ID["bleu-brevity-penalty"]["examples"][0]["output"])
 
 
+def test_separator_bound_at_and_over(client: httpx.Client) -> None:
+    """The densest valid request (exactly the most ',' '[' '{' any valid request holds) is
+    answered as in process; one separator more is 413 limit_exceeded, path "" (issue 24)."""
+    from bleu_compat.harness.checks import densest_request
+    from bleu_compat.tools import execute, max_separators
+
+    url = CORPUS_URL
+    at = json.dumps(densest_request("bleu-corpus-compute"), separators=(",", ":")).encode()
+    assert sum(at.count(c) for c in (b",", b"[", b"{")) == max_separators()
+    resp = client.post(url, content=at, headers=JSON)
+    assert resp.status_code == 200, resp.text[:300]
+    assert resp.json() == execute("bleu-corpus-compute", at)
+    over = at.replace(b'"hypotheses":[["', b'"hypotheses":[[",', 1)
+    assert_error(client.post(url, content=over, headers=JSON), 413, "limit_exceeded", "")
+
+
 # --- 400 invalid_input ------------------------------------------------------------------
 
 MALFORMED = {

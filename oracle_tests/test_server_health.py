@@ -69,7 +69,7 @@ def test_healthz_over_the_connection_cap(capped: str) -> None:
 
 def test_healthz_during_concurrent_large_bodies() -> None:
     valid, _ = _valid_max_body()
-    kinds = [(TOKENS_BODY, 413), (EMPTIES_BODY, 400), (valid, 200), (INTS_BODY, 400)]
+    kinds = [(TOKENS_BODY, 413), (EMPTIES_BODY, 413), (valid, 200), (INTS_BODY, 413)]
     bodies = [kinds[i % len(kinds)] for i in range(8)]
     problems: list[str] = []
     with running_server(extra_args=("--admission-timeout", "3000")) as base:

@@ -59,11 +59,14 @@ def _fill(prefix: bytes, item: bytes, suffix: bytes, size: int = MAX_REQUEST_BYT
     return body
 
 
-#: 3.3 million two-letter tokens: schema-valid, over max_total_tokens (413 limit_exceeded).
+#: 3.3 million two-letter tokens: refused unread (413 limit_exceeded; parsed, schema-valid and
+#: over max_total_tokens).
 TOKENS_BODY = _fill(b'{"hypotheses":[[', b'"ab"', b']],"references":[[["a"]]]}')
-#: 8 million integers where tokens belong: a schema error at /hypotheses/0/0 (400).
+#: 8 million integers where tokens belong: more separators than any valid request, refused
+#: unread (413 limit_exceeded; parsed, a schema error at /hypotheses/0/0).
 INTS_BODY = _fill(b'{"hypotheses":[[', b"1", b']],"references":[[["a"]]]}')
-#: 5.6 million empty hypotheses, the costliest JSON per byte: over maxItems (400).
+#: 5.6 million empty hypotheses, the costliest JSON per byte: refused unread (413; parsed,
+#: over maxItems).
 EMPTIES_BODY = _fill(b'{"hypotheses":[', b"[]", b'],"references":[[["a"]]]}')
 
 
@@ -151,7 +154,7 @@ async def _load(base_url: str, bodies: list[tuple[bytes, int]]) -> tuple[list[st
 
 def _measure(n: int, label: str) -> None:
     valid_body, _ = _valid_max_body()
-    kinds = [(TOKENS_BODY, 413), (EMPTIES_BODY, 400), (valid_body, 200), (INTS_BODY, 400)]
+    kinds = [(TOKENS_BODY, 413), (EMPTIES_BODY, 413), (valid_body, 200), (INTS_BODY, 413)]
     bodies = [kinds[i % len(kinds)] for i in range(n)]
     # every body waits its turn, however slow the machine: answers, not 503s
     with running_server(extra_args=("--admission-timeout", "3000")) as base:
@@ -179,8 +182,8 @@ def test_bodies_are_what_they_claim() -> None:
     from bleu_compat import ToolError, execute
 
     for body, code, path in ((TOKENS_BODY, "limit_exceeded", ""),
-                             (INTS_BODY, "invalid_input", "/hypotheses/0/0"),
-                             (EMPTIES_BODY, "invalid_input", "/hypotheses")):
+                             (INTS_BODY, "limit_exceeded", ""),
+                             (EMPTIES_BODY, "limit_exceeded", "")):
         assert len(body) > MAX_REQUEST_BYTES - 8
         with pytest.raises(ToolError) as info:
             execute("bleu-corpus-compute", body)

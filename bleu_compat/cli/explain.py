@@ -36,7 +36,8 @@ def register(subparsers: Any) -> None:
             "FILE (or standard input) and print each output, the verdict and the catalog entries "
             "whose models reproduce it bit for bit, field by field. Exit 0: nothing UNEXPECTED; "
             "1: some output no dialect reproduces; 2: a bad request (its error JSON on standard "
-            f"output) or usage error. Requests over {MAX_REQUEST_BYTES} bytes are refused unread. "
+            f"output) or usage error. Requests over {MAX_REQUEST_BYTES} bytes, or holding more "
+            "',' '[' '{' bytes than any valid request, are refused unread. "
             "A usage error is one line on standard error, or with --format json the error "
             "object (code usage_error) on standard output."
         ),

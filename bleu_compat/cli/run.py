@@ -24,7 +24,8 @@ def register(subparsers: Any) -> None:
             '{"error": {"code", "message", "path"}} on standard output and exits 2; '
             "so do an unknown TOOL (code not_found) and a FILE that cannot be read (a "
             "directory, a missing or unreadable file: code invalid_input). "
-            f"Requests larger than {MAX_REQUEST_BYTES} bytes are refused unread "
+            f"Requests larger than {MAX_REQUEST_BYTES} bytes, or holding more ',' '[' '{{' "
+            "bytes than any valid request, are refused unread "
             "(limit_exceeded). A usage error (an extra argument, an unknown option, no TOOL) "
             "is the same object with code usage_error, exit 2."
         ),

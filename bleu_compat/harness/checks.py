@@ -11,6 +11,8 @@ limits and cross-field rules.
 
 The checks, in SPEC order, and the ``(code, path)`` each gives:
 
+0. A text (``bytes``/``str``) holding more ``,`` ``[`` ``{`` than any valid request
+   of any tool can (:func:`max_separators`) → ``limit_exceeded``, path ``""``, unread.
 1. Strict JSON → ``invalid_input``.
    a. The text (``bytes``/``str`` requests): a UTF-8 byte order mark, bytes
       that are not UTF-8, empty text, malformed JSON, ``NaN``/``Infinity``,
@@ -60,7 +62,8 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any, Iterator
 
-__all__ = ["MAX_DEPTH", "MAX_INT_DIGITS", "UNSUPPORTED", "expected_error", "card"]
+__all__ = ["MAX_DEPTH", "MAX_INT_DIGITS", "UNSUPPORTED", "expected_error", "card", "densest_request",
+           "max_separators"]
 
 #: Deepest nesting of arrays and objects accepted (the product's documented limit).
 MAX_DEPTH = 64
@@ -148,6 +151,8 @@ def expected_error(tool_id: str, request: bytes | str | object) -> tuple[str, st
     """
     the_card = card(tool_id)
     if isinstance(request, (bytes, bytearray, memoryview, str)):
+        if _separator_count(request) > max_separators():
+            return ("limit_exceeded", "")
         parsed = _parse_text(request)
         if isinstance(parsed, tuple):
             return parsed
@@ -162,6 +167,48 @@ def expected_error(tool_id: str, request: bytes | str | object) -> tuple[str, st
         if found is not None:
             return found
     return None
+
+
+# --- step 0: more separators than any valid request ----------------------------------
+
+def densest_request(tool_id: str) -> dict[str, Any]:
+    """A valid request of ``tool_id`` whose JSON text holds as many ``,`` ``[`` ``{`` as
+    the card's limits allow (a witness built from the card, not a formula): every
+    container the schema allows at its ``maxItems``, every optional member, every token
+    of bleu-corpus-compute in one list, made of commas up to ``max_total_token_bytes``."""
+    data = card(tool_id)
+    limits, props = data["limits"], data["input_schema"]["properties"]
+    if tool_id == "bleu-corpus-compute":
+        segments, refs = limits["max_segments"], limits["max_references_per_segment"]
+        n_tokens, n_bytes = limits["max_total_tokens"], limits["max_total_token_bytes"]
+        size, longer = divmod(n_bytes, n_tokens)
+        assert size + (longer > 0) <= limits["max_token_bytes"] <= props["hypotheses"]["items"]["items"]["maxLength"]
+        tokens = ["," * (size + 1)] * longer + ["," * size] * (n_tokens - longer)
+        return {"hypotheses": [tokens] + [[] for _ in range(segments - 1)],
+                "references": [[[] for _ in range(refs)] for _ in range(segments)],
+                "max_order": props["max_order"]["maximum"], "decimals": props["decimals"]["maximum"]}
+    if tool_id == "bleu-smoothing-compute":
+        orders = limits["max_orders"]
+        return {"matches": [0] * orders, "totals": [0] * orders, "candidate_length": 0,
+                "reference_length": 0, "smoothing": "method1", "epsilon": 0.1,
+                "effective_order": True, "decimals": 0}
+    segments, refs = limits["max_segments"], limits["max_references_per_segment"]
+    return {"segments": [{"candidate_length": 0, "reference_lengths": [0] * refs}
+                         for _ in range(segments)], "decimals": 0}
+
+
+def _separator_count(request: bytes | bytearray | memoryview | str) -> int:
+    raw = request.encode("utf-8", "surrogatepass") if isinstance(request, str) else bytes(request)
+    return sum(raw.count(c) for c in (b",", b"[", b"{"))
+
+
+@lru_cache(maxsize=None)
+def max_separators() -> int:
+    """The most ``,`` ``[`` ``{`` bytes a valid request of any tool holds: those of the
+    densest request (:func:`densest_request`) of each tool, the largest. A text with more
+    is ``limit_exceeded``, path ``""``, before check 1 (the lead's decision, issue 24:
+    refused unread, as the transports refuse bodies over 16 MiB)."""
+    return max(_separator_count(json.dumps(densest_request(t))) for t in _TOOLS)
 
 
 # --- step 1: strict JSON ------------------------------------------------------------

@@ -403,10 +403,14 @@ def _read_and_count(args: argparse.Namespace, plan: _Plan, paths: list[str],
 
 @contextlib.contextmanager
 def _segments_file(path: str | None) -> Iterator[Any]:
-    """The ``--segments`` file open for writing (None: no file); removed again if the run fails.
+    """The ``--segments`` file open for writing (None: no file): complete or absent.
 
-    Never a file that looks complete but is not: any exception (an input error found
-    half-way, a signal) removes what was written; a write error is reported naming the file.
+    A regular or new file is written to a temporary file beside it (``.tmp-NAME-…``; a
+    symbolic link's target is the file replaced) and renamed into place when the block
+    ends without an exception: a run killed at any moment, ``SIGKILL`` included, leaves
+    the earlier file or the new one, whole, never a prefix of lines that looks complete;
+    a run that fails removes its temporary file and leaves the earlier file as it was. A
+    device or a pipe (``/dev/stdout``) is written as the lines come.
 
     Raises:
         CorpusReadError: the file cannot be opened or written (its message names it).
@@ -414,26 +418,23 @@ def _segments_file(path: str | None) -> Iterator[Any]:
     if path is None:
         yield None
         return
-    try:
-        handle = open(path, "w", encoding="utf-8", newline="\n")
-    except OSError as exc:
-        raise CorpusReadError(f"--segments {path}: cannot write: {exc.strerror or exc}") from None
     import stat
 
-    # only a regular file is removed on failure (never /dev/null or a pipe given as the path)
-    regular = stat.S_ISREG(os.fstat(handle.fileno()).st_mode)
+    from bleu_compat.atomic import atomic_open
+
     try:
-        yield handle
-        handle.close()
-    except BaseException as exc:
-        with contextlib.suppress(OSError):
-            handle.close()
-        if regular:
-            with contextlib.suppress(OSError):
-                os.remove(path)
-        if isinstance(exc, OSError):
-            raise CorpusReadError(f"--segments {path}: cannot write: {exc.strerror or exc}") from None
-        raise
+        special = os.path.lexists(path) and not stat.S_ISREG(os.stat(path).st_mode)
+    except OSError:  # a dangling link: written through, as open() would
+        special = True
+    try:
+        if special:
+            with open(path, "w", encoding="utf-8", newline="\n") as handle:
+                yield handle
+        else:
+            with atomic_open(os.path.realpath(path), "w", newline="\n") as handle:
+                yield handle
+    except OSError as exc:
+        raise CorpusReadError(f"--segments {path}: cannot write: {exc.strerror or exc}") from None
 
 
 #: the bytes of each reference kept for the script check (enough for its characters)

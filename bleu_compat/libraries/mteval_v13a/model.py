@@ -241,13 +241,19 @@ def _corpus(dialect: MtevalDialect, mode: str, request: dict[str, Any], on: froz
     """bleu-corpus-compute as the adapter runs mteval (``-b -c``), reading the cumulative
     BLEU of order N (N = ``max_order``, at most 9) from the script's row."""
     n_orders = request.get("max_order", 4)
-    if RETOKENIZES in on:  # as called: each token list is a line the script tokenizes again
-        hyps = [segment_tokens(" ".join(h), True) for h in request["hypotheses"]]
-        refs = [[segment_tokens(" ".join(r), True) for r in seg] for seg in request["references"]]
-    else:
-        hyps = [list(h) for h in request["hypotheses"]]
-        refs = [[list(r) for r in seg] for seg in request["references"]]
-    stats = count(hyps, refs)
+    # the counts depend on the request and on RETOKENIZES only: counted once per request
+    # (``cache`` lives for one request), not once per set of entries tried
+    key = ("mteval-count", RETOKENIZES in on)
+    if key not in cache:
+        if RETOKENIZES in on:  # as called: each token list is a line the script tokenizes again
+            hyps = [segment_tokens(" ".join(h), True) for h in request["hypotheses"]]
+            refs = [[segment_tokens(" ".join(r), True) for r in seg]
+                    for seg in request["references"]]
+        else:
+            hyps = [list(h) for h in request["hypotheses"]]
+            refs = [[list(r) for r in seg] for seg in request["references"]]
+        cache[key] = count(hyps, refs)
+    stats = cache[key]
     c, r = stats["hyp_len"], stats["ref_len"]
     if ZERO_LENGTH_DIES in on and dialect.length_line and (r == 0 or c == 0):
         return {"error": "PerlDie: " + (DIVISION_BY_ZERO if r == 0 else LOG_OF_ZERO)}

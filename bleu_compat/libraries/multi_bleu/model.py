@@ -446,13 +446,18 @@ def _round(value: float, decimals: int | None) -> float:
 def _corpus(dialect: MultiBleuDialect, request: dict[str, Any], on: frozenset[str],
             cache: dict[Any, Any]) -> dict[str, Any]:
     """bleu-corpus-compute as the adapter runs the script: each token list a line."""
-    if WHITESPACE_IN_TOKEN in on:  # the script splits what the adapter joined
-        hyps = [ascii_split(joined_tokens(h)) for h in request["hypotheses"]]
-        refs = [[ascii_split(joined_tokens(r)) for r in seg] for seg in request["references"]]
-    else:
-        hyps = [[t.encode("utf-8") for t in h] for h in request["hypotheses"]]
-        refs = [[[t.encode("utf-8") for t in r] for r in seg] for seg in request["references"]]
-    stats = multi_bleu_counts(hyps, refs, dialect.ties, dialect.skip_empty_references)
+    # the counts depend on the request, WHITESPACE_IN_TOKEN and the release's rules only:
+    # counted once per request (``cache`` lives for one request), not per set of entries tried
+    key = ("multi-bleu-count", WHITESPACE_IN_TOKEN in on, dialect.ties, dialect.skip_empty_references)
+    if key not in cache:
+        if WHITESPACE_IN_TOKEN in on:  # the script splits what the adapter joined
+            hyps = [ascii_split(joined_tokens(h)) for h in request["hypotheses"]]
+            refs = [[ascii_split(joined_tokens(r)) for r in seg] for seg in request["references"]]
+        else:
+            hyps = [[t.encode("utf-8") for t in h] for h in request["hypotheses"]]
+            refs = [[[t.encode("utf-8") for t in r] for r in seg] for seg in request["references"]]
+        cache[key] = multi_bleu_counts(hyps, refs, dialect.ties, dialect.skip_empty_references)
+    stats = cache[key]
     c, r = stats["hyp_len"] or 0, stats["ref_len"] or 0
     decimals = request.get("decimals")
     if r == 0 and EMPTY_REFERENCES in on:  # "BLEU = 0, 0/0/0/0 (BP=0, ..., hyp_len=0, ref_len=0)"
