@@ -117,7 +117,11 @@ def evaluate(tool_id: str, mode: str, request: dict[str, Any], on: frozenset[str
            EMPTY_REFERENCES: multi_bleu_model.EMPTY_REFERENCES,
            EMPTY_HYPOTHESES: multi_bleu_model.EMPTY_HYPOTHESES}
     mapped = frozenset(ids[e] for e in on if e in ids)
-    if tool_id == "bleu-corpus-compute" and RETOKENIZES in on:
+    retokenized = tool_id == "bleu-corpus-compute" and RETOKENIZES in on
+    if retokenized:
         request = _retokenized(request)
-    return multi_bleu_model.evaluate(tool_id, mode, request, mapped, cache,
+    # multi-bleu's model counts once per request in ``cache``: the retokenized request is
+    # another request, so it counts in a cache of its own
+    own = cache.setdefault(("multi-bleu-detok", retokenized), {})
+    return multi_bleu_model.evaluate(tool_id, mode, request, mapped, own,
                                      MULTI_BLEU_DIALECTS["2018-07-03"])
