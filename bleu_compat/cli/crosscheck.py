@@ -320,7 +320,18 @@ def _summary(report: dict[str, Any], out: Path | None, elapsed: float) -> None:
     print(f"  catalog entries seen: {len(report['entries'])}"
           + "".join(f"{'; ' if i == 0 else ', '}{e} {row['count']}"
                     for i, (e, row) in enumerate(report["entries"].items())))
-    print(f"UNEXPECTED: {report['unexpected_count']}; wall time {elapsed:.1f} s"
+    never = report.get("never_reproduced", ())
+    print(f"  entries of the installed releases never reproduced: {len(never)}"
+          + "".join(f"{'; ' if i == 0 else ', '}{n['entry']}"
+                    + ("" if n["reachable"] else " (unreachable by the generators)")
+                    for i, n in enumerate(never)))
+    for t in report.get("too_broad", ()):
+        ex = t["example"]
+        print(f"  TOO BROAD {t['entry']} ({t['implementation']}, release {ex.get('release')}): "
+              f"{t['count']} case(s), first {ex.get('case_id')}: with {' + '.join(ex.get('with', ()))} "
+              f"the model gives {ex.get('model')!r}, the library {ex.get('library')!r}")
+    print(f"UNEXPECTED: {report['unexpected_count']}; too broad: {report.get('too_broad_count', 0)}; "
+          f"wall time {elapsed:.1f} s"
           + (f"; reports in {out}/crosscheck.{{{','.join(_written(out))}}}" if out else ""))
     for u in report["unexpected"][:5]:
         if (u.get("request") or {}).get("token_check"):  # issue 20: the library's tokens
@@ -452,7 +463,7 @@ def cmd_crosscheck(args: argparse.Namespace) -> int:
     unjudged = not_judged(report)
     if unjudged:
         return usage(unjudged)
-    return 1 if report["unexpected_count"] else 0
+    return 1 if report["unexpected_count"] or report.get("too_broad_count") else 0
 
 
 def not_judged(report: dict[str, Any]) -> str | None:

@@ -65,6 +65,9 @@ class CatalogEntry:
         library_prints: what ``library_code`` prints with the newest verified release.
         facts: request -> a sentence of the request's facts behind the entry, or None.
         tags: free labels (``"float"`` marks an arithmetic-only entry).
+        negative: a request where the entry's model must leave the card's output alone
+            (its *negative reproducer*, issue 25); None: the tool's plain request of
+            :func:`bleu_compat.harness.consistency.negative_request`.
     """
 
     id: str
@@ -83,6 +86,7 @@ class CatalogEntry:
     library_prints: str
     facts: Callable[[Request], str | None] | None = None
     tags: tuple[str, ...] = field(default_factory=tuple)
+    negative: Request | None = None
 
     @property
     def arithmetic_only(self) -> bool:
