@@ -137,7 +137,7 @@ def run(mutant: Mutant | None, cases: int | None, workers: int | None) -> dict[s
         env = dict(os.environ, PYTHONPATH=str(dest) + os.pathsep + os.environ.get("PYTHONPATH", ""),
                    BLEU_COMPAT_FIXTURES=str(ROOT / "fixtures" / "real"))
         where = subprocess.run([sys.executable, "-c", "import bleu_compat; print(bleu_compat.__file__)"],
-                               env=env, capture_output=True, text=True, timeout=60).stdout.strip()
+                               env=env, cwd=dest, capture_output=True, text=True, timeout=60).stdout.strip()
         if not where.startswith(str(dest)):
             raise RuntimeError(f"the copy is not the package imported ({where})")
         cmd = [sys.executable, "-m", "bleu_compat", "crosscheck", "--no-progress", "--no-html",
@@ -147,7 +147,7 @@ def run(mutant: Mutant | None, cases: int | None, workers: int | None) -> dict[s
         if workers is not None:
             cmd += ["--workers", str(workers)]
         start = time.perf_counter()
-        proc = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=3600)
+        proc = subprocess.run(cmd, env=env, cwd=dest, capture_output=True, text=True, timeout=3600)
         elapsed = time.perf_counter() - start
     out = proc.stdout + proc.stderr
     outcome = {0: "missed", 1: "caught", 3: "internal error"}.get(proc.returncode, f"exit {proc.returncode}")

@@ -296,7 +296,7 @@ def to_markdown(report: dict[str, Any]) -> str:
         lines.append("None: every entry of the installed releases' dialects was reproduced.")
     for n in report.get("never_reproduced", ()):
         lines.append(f"- `{n['entry']}` ({n['library']} {n['release']}): "
-                     + (f"cannot be reached by the generators: {n['why']}" if not n["reachable"]
+                     + (f"not reached by the default generators: {n['why']}" if not n["reachable"]
                         else "reachable, not reached by this run's cases"))
     lines += ["", "## Kinds of difference (tool | implementation | field | entries)", "",
               "| kind | count |", "|---|---:|"]
