@@ -187,12 +187,15 @@ def run_report(seed: int, cases: dict[str, int], real: bool, workers: int | None
                show_progress: bool, invalid: dict[str, int] | None = None,
                implementations: tuple[str, ...] | None = None,
                cluster: str | None = None, checkpoint: str | Path | None = None,
+               sample: dict[str, list[int]] | None = None,
                ) -> tuple[dict[str, Any], float]:
     """Run a crosscheck and build its JSON report; returns (report, wall seconds).
 
     ``implementations`` default to ours and every library mode (``--impl``: users' callables).
     ``cluster`` and ``checkpoint``: as :func:`bleu_compat.harness.run.run_crosscheck`
-    (its ConfigError and CheckpointMismatch propagate).
+    (its ConfigError and CheckpointMismatch propagate). ``sample``: tool -> further case
+    numbers run besides the first ``cases[tool]`` (the gate's sample by kind; the report's
+    ``sampled``).
     """
     from bleu_compat.harness.report import build_report, versions_now
     from bleu_compat.harness.classify import IMPLEMENTATIONS
@@ -208,7 +211,8 @@ def run_report(seed: int, cases: dict[str, int], real: bool, workers: int | None
     for notice in check_versions():  # SPEC.md section 7: an unmeasured release, announced once
         print(f"bleu-compat: {notice}", file=sys.stderr)
     real_sets = REAL_SETS if real else ()
-    total = sum(cases.values()) + 100 * len(real_sets)
+    total = sum(cases.values()) + 100 * len(real_sets) + sum(
+        sum(1 for k in ns if k >= cases.get(t, 0)) for t, ns in (sample or {}).items())
     start = time.perf_counter()
     if show_progress:
         from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
@@ -218,11 +222,12 @@ def run_report(seed: int, cases: dict[str, int], real: bool, workers: int | None
             task = bar.add_task("cases", total=total)
             tally = run_crosscheck(seed=seed, cases=cases, real_sets=real_sets, workers=workers,
                                    progress=lambda n: bar.advance(task, n), invalid=invalid,
-                                   implementations=impls, cluster=cluster, checkpoint=checkpoint)
+                                   implementations=impls, cluster=cluster, checkpoint=checkpoint,
+                                   extra_cases=sample)
     else:
         tally = run_crosscheck(seed=seed, cases=cases, real_sets=real_sets, workers=workers,
                                invalid=invalid, implementations=impls, cluster=cluster,
-                               checkpoint=checkpoint)
+                               checkpoint=checkpoint, extra_cases=sample)
     elapsed = time.perf_counter() - start
     versions = {**versions_now(), **tally.versions}
     report = build_report(tally, seed=seed, cases=cases, versions=versions,
@@ -236,6 +241,9 @@ def run_report(seed: int, cases: dict[str, int], real: bool, workers: int | None
         except ImportError:
             continue
     report["dialects"] = dialects
+    if sample:
+        report["sampled"] = {t: sorted(k for k in ns if k >= cases.get(t, 0))
+                             for t, ns in sorted(sample.items())}
     from bleu_compat.harness.report import with_run_id
 
     return with_run_id(report), elapsed

@@ -38,7 +38,7 @@ from .generate import generate_case
 __all__ = [
     "RealSet", "REAL_SETS", "Tally", "run_crosscheck", "ulp_bucket", "ULP_BUCKETS",
     "DEFAULT_CASES", "DEFAULT_SEED", "fixtures_dir", "load_real_set", "tally_to_json",
-    "tally_from_json", "TALLY_SCHEMA", "TALLY_FORMAT", "Interrupted",
+    "tally_from_json", "TALLY_SCHEMA", "TALLY_FORMAT", "Interrupted", "CaseError",
 ]
 
 CHUNK = 25
@@ -434,13 +434,58 @@ def tally_from_json(data: Any) -> Tally:
     )
 
 
+class CaseError(RuntimeError):
+    """An internal error of ours (the generator, the truth, the judge, the harness) while one
+    case ran: the run stops with no verdict (the CLI exits 3), naming the case.
+
+    Attributes:
+        case_id: the case (``"bleu-corpus-compute#337"``, ``"real:<corpus>"``, ``"negative:<entry>"``,
+            ``"<tool>!invalid#<k>"``).
+        detail: ``"Type: message (file:line)"`` of the error, where it was raised.
+    """
+
+    def __init__(self, case_id: str, detail: str) -> None:
+        super().__init__(case_id, detail)
+        self.case_id = case_id
+        self.detail = detail
+
+    def __str__(self) -> str:
+        return f"on case {self.case_id}: {self.detail}; no verdict"
+
+
+def _case_error(case_id: str, exc: BaseException) -> CaseError:
+    import traceback
+
+    frames = traceback.extract_tb(exc.__traceback__)
+    where = f" ({Path(frames[-1].filename).name}:{frames[-1].lineno})" if frames else ""
+    return CaseError(case_id, f"{type(exc).__name__}: {exc}{where}")
+
+
+def _guarded(case_id: str, fn: Callable[[], Any]) -> Any:
+    """``fn()``; an internal error becomes a :class:`CaseError` naming ``case_id`` (a user's
+    hung implementation and Ctrl-C pass through as they are)."""
+    from bleu_compat.isolation import ImplementationHung
+
+    try:
+        return fn()
+    except (ImplementationHung, CaseError):
+        raise
+    except Exception as exc:
+        raise _case_error(case_id, exc) from exc
+
+
 def _run_chunk(seed: int, tool_id: str, start: int, count: int,
                implementations: tuple[str, ...]) -> Tally:
+    return _run_cases(seed, tool_id, tuple(range(start, start + count)), implementations)
+
+
+def _run_cases(seed: int, tool_id: str, numbers: tuple[int, ...],
+               implementations: tuple[str, ...]) -> Tally:
     tally = Tally()
-    for k in range(start, start + count):
-        case = generate_case(seed, tool_id, k)
-        tally.add_case(evaluate(tool_id, case.case_id, case.request,
-                                implementations=implementations), implementations)
+    for k in numbers:
+        case = _guarded(f"{tool_id}#{k}", lambda: generate_case(seed, tool_id, k))
+        tally.add_case(_guarded(case.case_id, lambda: evaluate(
+            tool_id, case.case_id, case.request, implementations=implementations)), implementations)
     return tally
 
 
@@ -456,13 +501,14 @@ def _run_negatives(implementations: tuple[str, ...]) -> Tally:
     from .consistency import check_negative_models, negative_request
 
     tally = Tally()
-    tally.add_too_broad(check_negative_models(catalog.ENTRIES))
+    tally.add_too_broad(_guarded("negative:models", lambda: check_negative_models(catalog.ENTRIES)))
     for e in catalog.ENTRIES:
         modes = tuple(f"{e.library}/{m}" for m in e.modes if f"{e.library}/{m}" in implementations)
         if not modes:
             continue
         request = negative_request(e)
-        result = evaluate(e.tool_id, f"negative:{e.id}", request, implementations=modes)
+        result = _guarded(f"negative:{e.id}", lambda: evaluate(
+            e.tool_id, f"negative:{e.id}", request, implementations=modes))
         tally.add_too_broad(result.too_broad)
         for impl, rep in result.reproductions.items():
             version = result.versions.get(e.library, "")
@@ -483,12 +529,17 @@ def _run_invalid_chunk(seed: int, tool_id: str, start: int, count: int) -> Tally
 
     tally = Tally()
     for k in range(start, start + count):
-        case = generate_invalid_case(seed, tool_id, k)
-        tally.add_invalid(tool_id, case.label, evaluate_invalid(tool_id, case.case_id, case.request))
+        case = _guarded(f"{tool_id}!invalid#{k}", lambda: generate_invalid_case(seed, tool_id, k))
+        tally.add_invalid(tool_id, case.label, _guarded(case.case_id, lambda: evaluate_invalid(
+            tool_id, case.case_id, case.request)))
     return tally
 
 
 def _run_real(real: RealSet, implementations: tuple[str, ...], root: str | None) -> Tally:
+    return _guarded(f"real:{real.name}", lambda: _run_real_unguarded(real, implementations, root))
+
+
+def _run_real_unguarded(real: RealSet, implementations: tuple[str, ...], root: str | None) -> Tally:
     from bleu_compat.libraries.registry import quiet_loggers
 
     # run_report quiets the libraries' advice about tokenized input in its own process; a
@@ -593,6 +644,7 @@ def run_crosscheck(
     invalid: dict[str, int] | None = None,
     cluster: str | None = None,
     checkpoint: Path | str | None = None,
+    extra_cases: dict[str, Sequence[int]] | None = None,
 ) -> Tally:
     """Run a crosscheck and return the merged :class:`Tally`.
 
@@ -616,8 +668,11 @@ def run_crosscheck(
         checkpoint: a directory keeping each finished chunk's tally as it
             arrives; a rerun with the same arguments loads them and runs only
             the rest (:class:`bleu_compat.cluster.Checkpoint`).
+        extra_cases: tool -> further case numbers to run besides the first ``cases[tool]``
+            (the gate's sample by kind, :func:`bleu_compat.harness.sampling.sample_by_kind`).
 
     Raises:
+        CaseError: an internal error of ours on one case (the run has no verdict).
         bleu_compat.cluster.CheckpointMismatch: ``checkpoint`` holds a run of
             other arguments.
         ConfigError: ``cluster`` is malformed, Dask is not installed or the
@@ -638,6 +693,12 @@ def run_crosscheck(
         for start in range(0, cases.get(tool, 0), CHUNK):
             count = min(CHUNK, cases[tool] - start)
             jobs.append((_run_chunk, (seed, tool, start, count, impls), count))
+    extra = {t: tuple(sorted(set(ns))) for t, ns in (extra_cases or {}).items() if ns}
+    for tool in TOOL_IDS:
+        numbers = tuple(k for k in extra.get(tool, ()) if k >= cases.get(tool, 0))
+        for start in range(0, len(numbers), CHUNK):
+            part = numbers[start:start + CHUNK]
+            jobs.append((_run_cases, (seed, tool, part, impls), len(part)))
     invalid = dict(invalid or {})
     for tool in TOOL_IDS:
         for start in range(0, invalid.get(tool, 0), INVALID_CHUNK):
@@ -648,8 +709,10 @@ def run_crosscheck(
     if checkpoint is not None:
         from bleu_compat.cluster import Checkpoint
 
-        saved = Checkpoint(checkpoint, _checkpoint_arguments(
-            seed, cases, impls, real_sets, invalid), len(jobs),
+        arguments = _checkpoint_arguments(seed, cases, impls, real_sets, invalid)
+        if extra:
+            arguments["extra_cases"] = {t: list(ns) for t, ns in sorted(extra.items())}
+        saved = Checkpoint(checkpoint, arguments, len(jobs),
             encode=tally_to_json, decode=tally_from_json)
         for i, t in saved.load().items():
             if 0 <= i < len(jobs):
