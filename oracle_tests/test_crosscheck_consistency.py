@@ -205,3 +205,77 @@ def test_tally_keeps_findings_through_json() -> None:
     tally.add_too_broad([finding, dict(finding, case_id="d")])
     back = tally_from_json(json.loads(json.dumps(tally_to_json(tally))))
     assert back.too_broad == {(BREVITY, "sacrebleu/mapped", "E"): [2, finding]}
+
+
+# --- item 5: an internal error is exit 3 naming the case; the gate samples by kind --------------
+
+
+def test_internal_error_is_exit_3_naming_the_case(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                  capsys: pytest.CaptureFixture[str]) -> None:
+    """A truth that raises on one case (an internal error of ours) stops the run with exit 3,
+    naming that case: never a verdict, never a report that looks complete."""
+    import bleu_compat.harness.classify as classify
+    from bleu_compat.cli import main
+
+    real = classify.truth
+
+    def broken(tool_id: str, request: dict[str, Any]) -> Any:
+        if request == generate_brevity(3):
+            raise TypeError("planted")
+        return real(tool_id, request)
+
+    monkeypatch.setattr(classify, "truth", broken)
+    out = tmp_path / "out"
+    code = main(["crosscheck", "--cases", "6", "--tools", BREVITY, "--no-real", "--workers", "1",
+                 "--no-progress", "--out", str(out)])
+    err = capsys.readouterr().err
+    assert code == 3
+    assert "bleu-brevity-penalty#3" in err and "TypeError: planted" in err and "no verdict" in err
+    assert not (out / "crosscheck.json").exists()
+
+
+def generate_brevity(k: int) -> dict[str, Any]:
+    from bleu_compat.harness.generate import generate_case
+
+    return generate_case(0, BREVITY, k).request
+
+
+def test_case_error_crosses_processes() -> None:
+    """A worker's CaseError reaches the parent whole (it is pickled by the process pool)."""
+    import pickle
+
+    from bleu_compat.harness.run import CaseError
+
+    back = pickle.loads(pickle.dumps(CaseError("bleu-corpus-compute#337", "TypeError: x (truth.py:1)")))
+    assert (back.case_id, back.detail) == ("bleu-corpus-compute#337", "TypeError: x (truth.py:1)")
+    assert str(back) == "on case bleu-corpus-compute#337: TypeError: x (truth.py:1); no verdict"
+
+
+def test_gate_sample_meets_the_default_runs_kinds() -> None:
+    """The cases the default run reaches first after the gate's 120 — the total-token limit met
+    exactly (#337), the total-byte limit met exactly (#437) — are in the gate's sample."""
+    from bleu_compat.harness.generate import generate_case
+    from bleu_compat.harness.sampling import kind_of, sample_by_kind
+
+    chosen = sample_by_kind(0, CORPUS, 120, 440)
+    assert chosen[:120] == list(range(120)) and {337, 437} <= set(chosen[120:])
+    assert len(chosen) < 140  # a handful added, not the run
+    facts = dict((f[0], f[1:]) for f in kind_of(CORPUS, generate_case(0, CORPUS, 337).request))
+    assert facts["at limit tokens"] == (True,)
+    # fewer candidate tokens than four orders, with a unigram match: NLTK's auto_reweigh acts there
+    short = {"hypotheses": [["a", "b"]], "references": [[["a", "b", "c"]]]}
+    assert ("orders, candidate tokens", True, 1) in kind_of(CORPUS, short)
+
+
+def test_gate_keeps_its_sample_and_fails_on_too_broad() -> None:
+    """The baseline keeps the sample; a report with an entry too broad fails the gate."""
+    from bleu_compat.cli.gate import baseline_of, gate_diff
+
+    report = {"seed": 0, "cases": {BREVITY: 3}, "versions": {}, "unexpected_count": 0, "kinds": [],
+              "real": [], "sampled": {BREVITY: [130]},
+              "too_broad": [{"tool": BREVITY, "implementation": "sacrebleu/mapped", "entry": "E"}]}
+    current = baseline_of(report)
+    assert current["sample"] == {BREVITY: [130]}
+    clean = baseline_of(dict(report, too_broad=[]))
+    assert "too_broad" not in clean and gate_diff(clean, clean) == []
+    assert gate_diff(clean, current) == [f"+ catalog entry too broad: {BREVITY} | sacrebleu/mapped | E"]
