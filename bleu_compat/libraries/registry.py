@@ -156,14 +156,10 @@ def is_installed(lib: Library) -> bool:
     """Whether ``lib`` is installed (:meth:`Library.installed_version` answers; read once, or
     each time for a ``version_each_call`` implementation: a script the environment names)."""
     if lib.name not in _installed or lib.version_each_call:
-        from importlib import metadata
-
-        from bleu_compat.errors import OracleUnavailableError
-
         try:
             lib.installed_version()
             _installed[lib.name] = True
-        except (metadata.PackageNotFoundError, OracleUnavailableError):
+        except ImportError:  # metadata.PackageNotFoundError, or a script not named (OracleUnavailableError)
             _installed[lib.name] = False
     return _installed[lib.name]
 
