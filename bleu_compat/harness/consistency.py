@@ -36,7 +36,7 @@ from typing import Any
 from bleu_compat.harness.dialect import CatalogEntry, same_value
 
 __all__ = ["claimed_entries", "too_broad", "negative_request", "check_negative_models",
-           "NEGATIVE_DEFAULTS", "UNREACHABLE"]
+           "NEGATIVE_DEFAULTS", "unreachable"]
 
 Request = dict[str, Any]
 
@@ -53,17 +53,12 @@ NEGATIVE_DEFAULTS: dict[str, Request] = {
         "segments": [{"candidate_length": 6, "reference_lengths": [6]}]},
 }
 
-#: entry id -> why the default run's generators cannot reproduce it (the crosscheck
-#: report lists these beside the claimed entries it never saw)
-UNREACHABLE: dict[str, str] = {
-    "BLEUSCORE-FLOAT-ORDER-SMOOTHING": (
-        "bleuscore takes statistics only as counts of a token corpus, and the generator draws "
-        "each order's counts independently: of the default run's 700 bleu-smoothing-compute "
-        "cases bleuscore can express 42 (as called and mapped), and those whose every match and "
-        "total is positive all have one order, where (1/N) * sum and sum / N are the same double; "
-        "with more orders some match is 0 and both give 0 (measured on seed 0, bleuscore 0.2.0). "
-        "Its own reproducer (N = 3) is checked by the catalog tests"),
-}
+def unreachable() -> dict[str, str]:
+    """Entry id -> why the default run's generators never reproduce it (each entry's own
+    ``unreached``); the crosscheck report lists these beside the claimed entries it never saw."""
+    from bleu_compat import catalog
+
+    return {e.id: e.unreached for e in catalog.ENTRIES if e.unreached}
 
 
 def negative_request(entry: CatalogEntry) -> Request:

@@ -68,6 +68,8 @@ class CatalogEntry:
         negative: a request where the entry's model must leave the card's output alone
             (its *negative reproducer*, issue 25); None: the tool's plain request of
             :func:`bleu_compat.harness.consistency.negative_request`.
+        unreached: why the default crosscheck's generators never reproduce the entry
+            (listed so in its report, issue 25), or None.
     """
 
     id: str
@@ -87,6 +89,7 @@ class CatalogEntry:
     facts: Callable[[Request], str | None] | None = None
     tags: tuple[str, ...] = field(default_factory=tuple)
     negative: Request | None = None
+    unreached: str | None = None
 
     @property
     def arithmetic_only(self) -> bool:

@@ -119,10 +119,12 @@ def never_reproduced(versions: dict[str, str], implementations: Sequence[str],
     """The entries of the installed releases' dialects (in the modes that ran) that no case
     of the run reproduced (issue 25), in catalog order: ``{"library", "release", "entry",
     "title", "reachable", "why"}``; ``reachable`` False with ``why`` for an entry the default
-    generators cannot reach (:data:`bleu_compat.harness.consistency.UNREACHABLE`)."""
+    generators do not reach (its ``unreached``, :func:`bleu_compat.harness.consistency.unreachable`)."""
     from bleu_compat import catalog
 
-    from .consistency import UNREACHABLE
+    from .consistency import unreachable
+
+    unreached = unreachable()
 
     ran = {i for i in implementations if "/" in i and not i.startswith("impl:")}
     out = []
@@ -133,7 +135,7 @@ def never_reproduced(versions: dict[str, str], implementations: Sequence[str],
         if not any(f"{e.library}/{m}" in ran for m in e.modes):
             continue
         out.append({"library": e.library, "release": release, "entry": e.id, "title": e.title,
-                    "reachable": e.id not in UNREACHABLE, "why": UNREACHABLE.get(e.id)})
+                    "reachable": e.id not in unreached, "why": unreached.get(e.id)})
     return out
 
 
