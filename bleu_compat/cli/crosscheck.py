@@ -187,12 +187,15 @@ def run_report(seed: int, cases: dict[str, int], real: bool, workers: int | None
                show_progress: bool, invalid: dict[str, int] | None = None,
                implementations: tuple[str, ...] | None = None,
                cluster: str | None = None, checkpoint: str | Path | None = None,
+               sample: dict[str, list[int]] | None = None,
                ) -> tuple[dict[str, Any], float]:
     """Run a crosscheck and build its JSON report; returns (report, wall seconds).
 
     ``implementations`` default to ours and every library mode (``--impl``: users' callables).
     ``cluster`` and ``checkpoint``: as :func:`bleu_compat.harness.run.run_crosscheck`
-    (its ConfigError and CheckpointMismatch propagate).
+    (its ConfigError and CheckpointMismatch propagate). ``sample``: tool -> further case
+    numbers run besides the first ``cases[tool]`` (the gate's sample by kind; the report's
+    ``sampled``).
     """
     from bleu_compat.harness.report import build_report, versions_now
     from bleu_compat.harness.classify import IMPLEMENTATIONS
@@ -208,7 +211,8 @@ def run_report(seed: int, cases: dict[str, int], real: bool, workers: int | None
     for notice in check_versions():  # SPEC.md section 7: an unmeasured release, announced once
         print(f"bleu-compat: {notice}", file=sys.stderr)
     real_sets = REAL_SETS if real else ()
-    total = sum(cases.values()) + 100 * len(real_sets)
+    total = sum(cases.values()) + 100 * len(real_sets) + sum(
+        sum(1 for k in ns if k >= cases.get(t, 0)) for t, ns in (sample or {}).items())
     start = time.perf_counter()
     if show_progress:
         from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
@@ -218,11 +222,12 @@ def run_report(seed: int, cases: dict[str, int], real: bool, workers: int | None
             task = bar.add_task("cases", total=total)
             tally = run_crosscheck(seed=seed, cases=cases, real_sets=real_sets, workers=workers,
                                    progress=lambda n: bar.advance(task, n), invalid=invalid,
-                                   implementations=impls, cluster=cluster, checkpoint=checkpoint)
+                                   implementations=impls, cluster=cluster, checkpoint=checkpoint,
+                                   extra_cases=sample)
     else:
         tally = run_crosscheck(seed=seed, cases=cases, real_sets=real_sets, workers=workers,
                                invalid=invalid, implementations=impls, cluster=cluster,
-                               checkpoint=checkpoint)
+                               checkpoint=checkpoint, extra_cases=sample)
     elapsed = time.perf_counter() - start
     versions = {**versions_now(), **tally.versions}
     report = build_report(tally, seed=seed, cases=cases, versions=versions,
@@ -236,6 +241,9 @@ def run_report(seed: int, cases: dict[str, int], real: bool, workers: int | None
         except ImportError:
             continue
     report["dialects"] = dialects
+    if sample:
+        report["sampled"] = {t: sorted(k for k in ns if k >= cases.get(t, 0))
+                             for t, ns in sorted(sample.items())}
     from bleu_compat.harness.report import with_run_id
 
     return with_run_id(report), elapsed
@@ -320,7 +328,18 @@ def _summary(report: dict[str, Any], out: Path | None, elapsed: float) -> None:
     print(f"  catalog entries seen: {len(report['entries'])}"
           + "".join(f"{'; ' if i == 0 else ', '}{e} {row['count']}"
                     for i, (e, row) in enumerate(report["entries"].items())))
-    print(f"UNEXPECTED: {report['unexpected_count']}; wall time {elapsed:.1f} s"
+    never = report.get("never_reproduced", ())
+    print(f"  entries of the installed releases never reproduced: {len(never)}"
+          + "".join(f"{'; ' if i == 0 else ', '}{n['entry']}"
+                    + ("" if n["reachable"] else " (unreachable by the generators)")
+                    for i, n in enumerate(never)))
+    for t in report.get("too_broad", ()):
+        ex = t["example"]
+        print(f"  TOO BROAD {t['entry']} ({t['implementation']}, release {ex.get('release')}): "
+              f"{t['count']} case(s), first {ex.get('case_id')}: with {' + '.join(ex.get('with', ()))} "
+              f"the model gives {ex.get('model')!r}, the library {ex.get('library')!r}")
+    print(f"UNEXPECTED: {report['unexpected_count']}; too broad: {report.get('too_broad_count', 0)}; "
+          f"wall time {elapsed:.1f} s"
           + (f"; reports in {out}/crosscheck.{{{','.join(_written(out))}}}" if out else ""))
     for u in report["unexpected"][:5]:
         if (u.get("request") or {}).get("token_check"):  # issue 20: the library's tokens
@@ -452,7 +471,7 @@ def cmd_crosscheck(args: argparse.Namespace) -> int:
     unjudged = not_judged(report)
     if unjudged:
         return usage(unjudged)
-    return 1 if report["unexpected_count"] else 0
+    return 1 if report["unexpected_count"] or report.get("too_broad_count") else 0
 
 
 def not_judged(report: dict[str, Any]) -> str | None:

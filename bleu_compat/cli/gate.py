@@ -97,6 +97,13 @@ BASELINE_SCHEMA: dict[str, Any] = {
                 "type": "object", "additionalProperties": {"type": ["number", "null"]},
             },
         },
+        # the cases run besides the first ones, chosen by kind (issue 25)
+        "sample": {
+            "type": "object", "propertyNames": {"enum": list(TOOL_IDS)},
+            "additionalProperties": {"type": "array", "maxItems": 1000,
+                                     "items": {"type": "integer", "minimum": 0, "maximum": MAX_CASES}},
+        },
+        "too_broad": {"type": "array", "items": {"type": "string"}},
     },
 }
 
@@ -252,6 +259,9 @@ def baseline_of(report: dict[str, Any]) -> dict[str, Any]:
         "unexpected_count": report["unexpected_count"],
         "kinds": sorted(set(kinds)),
         "real_scores": {r["name"]: r["scores"] for r in report["real"]},
+        **({"sample": report["sampled"]} if report.get("sampled") else {}),
+        **({"too_broad": sorted(f"{t['tool']} | {t['implementation']} | {t['entry']}"
+                                for t in report["too_broad"])} if report.get("too_broad") else {}),
         **_implementations_of(report),
     }
 
@@ -265,6 +275,20 @@ def _implementations_of(report: dict[str, Any]) -> dict[str, Any]:
     return {}
 
 
+def _sample(seed: int, cases: dict[str, int], baseline: dict[str, Any] | None,
+            update: bool) -> dict[str, list[int]]:
+    """The cases the gate runs besides the first ``cases[tool]``, chosen by kind (issue 25):
+    the baseline's ``sample``; computed afresh (:func:`bleu_compat.harness.sampling.sample_by_kind`
+    over the default run's cases, seconds of generating requests) for ``--update`` or a baseline
+    without one."""
+    if baseline is not None and "sample" in baseline and not update:
+        return {t: list(ns) for t, ns in baseline["sample"].items() if t in cases}
+    from bleu_compat.harness.run import DEFAULT_CASES
+    from bleu_compat.harness.sampling import sample_by_kind
+
+    return {t: sample_by_kind(seed, t, n, DEFAULT_CASES.get(t, n))[n:] for t, n in cases.items()}
+
+
 def gate_diff(baseline: dict[str, Any], current: dict[str, Any]) -> list[str]:
     """Readable reasons the gate fails (empty: pass)."""
     problems: list[str] = []
@@ -274,6 +298,7 @@ def gate_diff(baseline: dict[str, Any], current: dict[str, Any]) -> list[str]:
     if current["unexpected_count"]:
         problems.append(f"+ {current['unexpected_count']} UNEXPECTED difference(s) (baseline: "
                         f"{baseline.get('unexpected_count', 0)})")
+    problems += [f"+ catalog entry too broad: {t}" for t in current.get("too_broad", ())]
     old, new = set(baseline.get("kinds", [])), set(current["kinds"])
     problems += [f"+ new kind of divergence: {k}" for k in sorted(new - old)]
     problems += [f"- known divergence disappeared: {k}" for k in sorted(old - new)]
@@ -374,6 +399,7 @@ def cmd_gate(args: argparse.Namespace) -> int:
             return usage(problem)
         cases = baseline["cases"] if baseline else {t: GATE_CASES for t in _tools_of(impls)}
         invalid = None if impls else {t: GATE_INVALID for t in cases}  # users' code: ours' refusals untested
+        sample = _sample(seed, cases, baseline, args.update) if not impls else None
         if impls is None and baseline is not None and not args.update:
             # the implementations the baseline covers (an implementation installed since, or a
             # plug-in added, is not judged against a baseline that never saw it)
@@ -385,7 +411,7 @@ def cmd_gate(args: argparse.Namespace) -> int:
 
         try:
             report, elapsed = run_report(seed, cases, True, args.workers, progress, invalid,
-                                         implementations=impls)
+                                         implementations=impls, sample=sample)
         except ImplementationHung as exc:
             return hung("bleu-compat gate", exc, json=args.format == "json")
         except KeyboardInterrupt as exc:

@@ -30,6 +30,7 @@ from bleu_compat.errors import OracleUnavailableError, ToolError
 from bleu_compat.ulp import ulp_distance
 
 from .compare import Discrepancy, FieldDiff, compare_outputs
+from .consistency import too_broad
 from .truth import FLOAT_FIELDS, Truth, truth
 
 __all__ = [
@@ -69,6 +70,9 @@ class CaseResult:
         raw: implementation -> the library's own values (kept only when asked).
         reproductions: implementation -> its :class:`~bleu_compat.harness.dialect.Reproduction`
             (libraries whose output differs from the card).
+        too_broad: catalog entries claimed for the installed release and mode whose models
+            change the library's reproduced output here
+            (:func:`bleu_compat.harness.consistency.too_broad`, issue 25).
     """
 
     tool_id: str
@@ -82,6 +86,7 @@ class CaseResult:
     outputs: dict[str, Any] = field(default_factory=dict)
     raw: dict[str, Any] = field(default_factory=dict)
     reproductions: dict[str, Any] = field(default_factory=dict)
+    too_broad: list[dict[str, Any]] = field(default_factory=list)
 
 
 def _without_decimals(request: dict[str, Any]) -> dict[str, Any]:
@@ -178,9 +183,14 @@ def evaluate(
             diffs = compare_outputs({k: v for k, v in expected.items() if k in ar.output}, ar.output)
         if not diffs:
             result.ulps_vs_exact[impl] = _library_ulps(ar.output, the_truth, has_decimals)
+            result.too_broad.extend(too_broad(library, mode, ar.version, tool_id, request,
+                                              library_output, (), case_id))
             continue
         rep = catalog.classify(library, mode, tool_id, request, expected, library_output)
         result.reproductions[impl] = rep
+        if rep.explained:
+            result.too_broad.extend(too_broad(library, mode, ar.version, tool_id, request,
+                                              library_output, tuple(rep.entries or ()), case_id))
         for d in diffs:
             if rep.explained:
                 causes = rep.causes.get(d.field, rep.entries or ())

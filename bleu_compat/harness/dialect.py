@@ -65,6 +65,11 @@ class CatalogEntry:
         library_prints: what ``library_code`` prints with the newest verified release.
         facts: request -> a sentence of the request's facts behind the entry, or None.
         tags: free labels (``"float"`` marks an arithmetic-only entry).
+        negative: a request where the entry's model must leave the card's output alone
+            (its *negative reproducer*, issue 25); None: the tool's plain request of
+            :func:`bleu_compat.harness.consistency.negative_request`.
+        unreached: why the default crosscheck's generators never reproduce the entry
+            (listed so in its report, issue 25), or None.
     """
 
     id: str
@@ -83,6 +88,8 @@ class CatalogEntry:
     library_prints: str
     facts: Callable[[Request], str | None] | None = None
     tags: tuple[str, ...] = field(default_factory=tuple)
+    negative: Request | None = None
+    unreached: str | None = None
 
     @property
     def arithmetic_only(self) -> bool:

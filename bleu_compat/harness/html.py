@@ -222,6 +222,8 @@ def to_html(report: dict[str, Any]) -> str:
         "<p>Versions: " + _e(", ".join(f"{k} {x}" for k, x in v.items())) + ".</p>",
         f'<p id="verdict" class="{"unexpected" if n_unexpected else "ok"}">'
         f"UNEXPECTED differences: {n_unexpected}.</p>",
+        f'<p id="too-broad-verdict" class="{"unexpected" if report.get("too_broad") else "ok"}">'
+        f"Catalog entries too broad: {report.get('too_broad_count', 0)}.</p>",
         '<h2 id="summary">Summary per tool and implementation</h2>',
     ]
     if report["summary"]:
@@ -252,6 +254,24 @@ def to_html(report: dict[str, Any]) -> str:
              for e, row in report["entries"].items()], numeric=(1,)))
     else:
         body.append("<p>No difference was reproduced by a catalog entry.</p>")
+    body.append('<h2 id="too-broad">Catalog entries too broad (model consistency)</h2>')
+    if report.get("too_broad"):
+        body.append(_table(
+            ["entry", "tool", "implementation", "release", "cases", "first case", "entries on",
+             "model gives", "library gives"],
+            [[t["entry"], t["tool"], t["implementation"], t["example"].get("release"), t["count"],
+              t["example"].get("case_id"), " + ".join(t["example"].get("with", ())),
+              _short(t["example"].get("model")), _short(t["example"].get("library"))]
+             for t in report["too_broad"]], numeric=(4,)))
+    else:
+        body.append("<p>None: every claimed entry is consistent with its library on every case.</p>")
+    body.append('<h2 id="never-reproduced">Entries of the installed releases never reproduced</h2>')
+    if report.get("never_reproduced"):
+        body.append(_table(["entry", "library", "release", "reachable by the generators", "why not"],
+                           [[n["entry"], n["library"], n["release"], "yes" if n["reachable"] else "no",
+                             n["why"] or ""] for n in report["never_reproduced"]]))
+    else:
+        body.append("<p>None: every entry of the installed releases' dialects was reproduced.</p>")
     body.append('<h2 id="ulps">Floating-point accuracy: ULPs from the exact value</h2>')
     by_tool: dict[str, list[dict[str, Any]]] = {}
     for row in report["ulps_vs_exact"]:

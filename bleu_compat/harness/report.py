@@ -83,6 +83,10 @@ def build_report(tally: Tally, *, seed: int, cases: dict[str, int], versions: di
         item["reproducer"] = repro
         item["command"] = run_command(d.tool_id, repro, d.implementation) if repro is not None else None
         unexpected.append(item)
+    too_broad = [
+        {"tool": t, "implementation": i, "entry": e, "title": titles.get(e, ""), "count": count,
+         "example": example}
+        for (t, i, e), (count, example) in sorted(tally.too_broad.items())]
     return {
         "format": FORMAT,
         "seed": seed,
@@ -103,7 +107,36 @@ def build_report(tally: Tally, *, seed: int, cases: dict[str, int], versions: di
         "unexpected_count": len(tally.unexpected),
         "unexpected": unexpected,
         "reproducers": group_reproducers(unexpected),
+        "too_broad_count": len(too_broad),
+        "too_broad": too_broad,
+        "never_reproduced": never_reproduced(versions, implementations or IMPLEMENTATIONS,
+                                             set(entries_out)),
     }
+
+
+def never_reproduced(versions: dict[str, str], implementations: Sequence[str],
+                     seen: set[str]) -> list[dict[str, Any]]:
+    """The entries of the installed releases' dialects (in the modes that ran) that no case
+    of the run reproduced (issue 25), in catalog order: ``{"library", "release", "entry",
+    "title", "reachable", "why"}``; ``reachable`` False with ``why`` for an entry the default
+    generators do not reach (its ``unreached``, :func:`bleu_compat.harness.consistency.unreachable`)."""
+    from bleu_compat import catalog
+
+    from .consistency import unreachable
+
+    unreached = unreachable()
+
+    ran = {i for i in implementations if "/" in i and not i.startswith("impl:")}
+    out = []
+    for e in catalog.ENTRIES:
+        release = versions.get(e.library)
+        if not release or release not in e.verified or e.id in seen:
+            continue
+        if not any(f"{e.library}/{m}" in ran for m in e.modes):
+            continue
+        out.append({"library": e.library, "release": release, "entry": e.id, "title": e.title,
+                    "reachable": e.id not in unreached, "why": unreached.get(e.id)})
+    return out
 
 
 #: Case ids listed per reproducer in the reports (the count says how many there are).
@@ -221,6 +254,8 @@ def to_markdown(report: dict[str, Any]) -> str:
         "",
         f"**UNEXPECTED differences: {report['unexpected_count']}.**",
         "",
+        f"**Catalog entries too broad: {report.get('too_broad_count', 0)}.**",
+        "",
         "## Summary (cases per tool and implementation)",
         "",
         "| tool | implementation | agree | explained | UNEXPECTED | not representable |",
@@ -244,6 +279,27 @@ def to_markdown(report: dict[str, Any]) -> str:
             f"| `{e}` | {row['count']} | {_md_value(row['title'])} | {ex.get('case_id')}, "
             f"{ex.get('implementation')}, {ex.get('field')}: {_md_value(ex.get('card_value'))} → "
             f"{_md_value(ex.get('library_value'))} |")
+    lines += ["", "## Catalog entries too broad (model consistency)", "",
+              "Each entry claimed for an installed release and mode, switched on beside the entries "
+              "that reproduce the library's output, must leave that output alone; each entry's "
+              "model, alone on its negative reproducer, must leave the card's output alone.", ""]
+    if not report.get("too_broad"):
+        lines.append("None: every claimed entry is consistent with its library on every case.")
+    for t in report.get("too_broad", ()):
+        ex = t["example"]
+        lines += [f"### `{t['entry']}` too broad: {t['tool']}, {t['implementation']} "
+                  f"(release {ex.get('release')}; {t['count']} case(s), first {ex.get('case_id')})", "",
+                  f"With {' + '.join(ex.get('with', ()))} on, the model gives "
+                  f"{_md_value(ex.get('model'))} where the library gives {_md_value(ex.get('library'))}"
+                  + (f" ({ex['note']})" if ex.get("note") else "") + ".", "",
+                  "```json", dumps_js(ex.get("request")), "```", ""]
+    lines += ["", "## Entries of the installed releases never reproduced in this run", ""]
+    if not report.get("never_reproduced"):
+        lines.append("None: every entry of the installed releases' dialects was reproduced.")
+    for n in report.get("never_reproduced", ()):
+        lines.append(f"- `{n['entry']}` ({n['library']} {n['release']}): "
+                     + (f"not reached by the default generators: {n['why']}" if not n["reachable"]
+                        else "reachable, not reached by this run's cases"))
     lines += ["", "## Kinds of difference (tool | implementation | field | entries)", "",
               "| kind | count |", "|---|---:|"]
     lines += [f"| {_md_value(k['name'])} | {k['count']} |" for k in report["kinds"]]
@@ -338,6 +394,16 @@ def to_junit(report: dict[str, Any]) -> str:
             out = ET.SubElement(case, "system-out")
             out.text = f"explained by {e}: {k['count']} case(s)"
             by_tool.setdefault(k["tool"], []).append(case)
+    for t in report.get("too_broad", ()):
+        ex = t["example"]
+        case = ET.Element("testcase", classname=f"{t['tool']}.{t['implementation']}",
+                          name=f"{t['entry']} consistent")
+        failure = ET.SubElement(case, "failure", type="TOO-BROAD",
+                                message=f"{t['entry']} too broad on {t['count']} case(s)")
+        failure.text = (f"{ex.get('case_id')}: with {' + '.join(ex.get('with', ()))} the model gives "
+                        f"{ex.get('model')!r}, the library {ex.get('library')!r}\n"
+                        + dumps_js(ex.get("request")))
+        by_tool.setdefault("consistency", []).append(case)
     for r in report["real"]:
         for impl in report["implementations"]:
             case = ET.Element("testcase", classname=f"real.{r['name']}", name=impl)

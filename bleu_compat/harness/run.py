@@ -38,7 +38,7 @@ from .generate import generate_case
 __all__ = [
     "RealSet", "REAL_SETS", "Tally", "run_crosscheck", "ulp_bucket", "ULP_BUCKETS",
     "DEFAULT_CASES", "DEFAULT_SEED", "fixtures_dir", "load_real_set", "tally_to_json",
-    "tally_from_json", "TALLY_SCHEMA", "TALLY_FORMAT", "Interrupted",
+    "tally_from_json", "TALLY_SCHEMA", "TALLY_FORMAT", "Interrupted", "CaseError",
 ]
 
 CHUNK = 25
@@ -165,6 +165,9 @@ class Tally:
         real: one record per real corpus.
         invalid: tool -> {"cases", "agree", "unexpected"} for the invalid requests
             sent to ours and compared with the truth's own SPEC.md §2 checks.
+        too_broad: (tool, implementation, entry) -> [count, first finding]: catalog entries
+            claimed for the installed release whose models change a reproduced output
+            (:mod:`bleu_compat.harness.consistency`, issue 25); any fails the run.
     """
 
     cases: dict[str, int] = field(default_factory=dict)
@@ -178,6 +181,15 @@ class Tally:
     versions: dict[str, str] = field(default_factory=dict)
     real: list[dict[str, Any]] = field(default_factory=list)
     invalid: dict[str, dict[str, int]] = field(default_factory=dict)
+    too_broad: dict[tuple[str, str, str], list[Any]] = field(default_factory=dict)
+
+    def add_too_broad(self, findings: Sequence[dict[str, Any]]) -> None:
+        """Count consistency findings (:func:`bleu_compat.harness.consistency.too_broad`)."""
+        for f in findings:
+            key = (f["tool"], f["implementation"], f["entry"])
+            if key not in self.too_broad:
+                self.too_broad[key] = [0, f]
+            self.too_broad[key][0] += 1
 
     def add_invalid(self, tool: str, label: str, discrepancies: list[Discrepancy]) -> None:
         """Count one invalid request sent to ours (``label``: what it breaks)."""
@@ -194,6 +206,7 @@ class Tally:
         tool = result.tool_id
         self.cases[tool] = self.cases.get(tool, 0) + 1
         self.versions.update(result.versions)
+        self.add_too_broad(result.too_broad)
         by_impl: dict[str, list[Discrepancy]] = {}
         for d in result.discrepancies:
             by_impl.setdefault(d.implementation, []).append(d)
@@ -263,10 +276,15 @@ class Tally:
         self.unexpected.extend(other.unexpected)
         self.versions.update(other.versions)
         self.real.extend(other.real)
+        for key, (count, example) in other.too_broad.items():
+            if key in self.too_broad:
+                self.too_broad[key][0] += count
+            else:
+                self.too_broad[key] = [count, example]
 
 
 #: ``format`` of a tally as JSON (a checkpoint's chunk files, :func:`tally_to_json`).
-TALLY_FORMAT = "bleu-compat-tally/1"
+TALLY_FORMAT = "bleu-compat-tally/2"
 
 _KEY4 = {"type": "array", "items": [{"type": "string"}] * 3
          + [{"type": "array", "items": {"type": "string"}}], "minItems": 4, "maxItems": 4}
@@ -297,7 +315,7 @@ TALLY_SCHEMA: dict[str, Any] = {
     "$schema": "http://json-schema.org/draft-07/schema#",  # tuples as "items": [...]
     "type": "object",
     "required": ["format", "cases", "case_outcomes", "kinds", "kind_sets", "not_representable",
-                 "ulps", "ulps_max", "unexpected", "versions", "real", "invalid"],
+                 "ulps", "ulps_max", "unexpected", "versions", "real", "invalid", "too_broad"],
     "additionalProperties": False,
     "properties": {
         "format": {"const": TALLY_FORMAT},
@@ -325,6 +343,8 @@ TALLY_SCHEMA: dict[str, Any] = {
         "invalid": {"type": "object", "additionalProperties": {
             "type": "object", "required": ["cases", "agree", "unexpected"], "additionalProperties": False,
             "properties": {k: _COUNT for k in ("cases", "agree", "unexpected")}}},
+        "too_broad": {"type": "array", "items": {
+            "type": "array", "items": [_KEY3, _COUNT, {"type": "object"}], "minItems": 3, "maxItems": 3}},
     },
 }
 
@@ -370,6 +390,7 @@ def tally_to_json(tally: Tally) -> dict[str, Any]:
         "versions": dict(tally.versions),
         "real": tally.real,
         "invalid": tally.invalid,
+        "too_broad": [[key(k), count, example] for k, (count, example) in tally.too_broad.items()],
     }
 
 
@@ -408,16 +429,97 @@ def tally_from_json(data: Any) -> Tally:
         versions=dict(data["versions"]),
         real=_restore_markers(data["real"]),
         invalid=data["invalid"],
+        too_broad={tuple(k): [count, _restore_markers(example)]  # type: ignore[misc]
+                   for k, count, example in data["too_broad"]},
     )
+
+
+class CaseError(RuntimeError):
+    """An internal error of ours (the generator, the truth, the judge, the harness) while one
+    case ran: the run stops with no verdict (the CLI exits 3), naming the case.
+
+    Attributes:
+        case_id: the case (``"bleu-corpus-compute#337"``, ``"real:<corpus>"``, ``"negative:<entry>"``,
+            ``"<tool>!invalid#<k>"``).
+        detail: ``"Type: message (file:line)"`` of the error, where it was raised.
+    """
+
+    def __init__(self, case_id: str, detail: str) -> None:
+        super().__init__(case_id, detail)
+        self.case_id = case_id
+        self.detail = detail
+
+    def __str__(self) -> str:
+        return f"on case {self.case_id}: {self.detail}; no verdict"
+
+
+def _case_error(case_id: str, exc: BaseException) -> CaseError:
+    import traceback
+
+    frames = traceback.extract_tb(exc.__traceback__)
+    where = f" ({Path(frames[-1].filename).name}:{frames[-1].lineno})" if frames else ""
+    return CaseError(case_id, f"{type(exc).__name__}: {exc}{where}")
+
+
+def _guarded(case_id: str, fn: Callable[[], Any]) -> Any:
+    """``fn()``; an internal error becomes a :class:`CaseError` naming ``case_id`` (a user's
+    hung implementation and Ctrl-C pass through as they are)."""
+    from bleu_compat.isolation import ImplementationHung
+
+    try:
+        return fn()
+    except (ImplementationHung, CaseError):
+        raise
+    except Exception as exc:
+        raise _case_error(case_id, exc) from exc
 
 
 def _run_chunk(seed: int, tool_id: str, start: int, count: int,
                implementations: tuple[str, ...]) -> Tally:
+    return _run_cases(seed, tool_id, tuple(range(start, start + count)), implementations)
+
+
+def _run_cases(seed: int, tool_id: str, numbers: tuple[int, ...],
+               implementations: tuple[str, ...]) -> Tally:
     tally = Tally()
-    for k in range(start, start + count):
-        case = generate_case(seed, tool_id, k)
-        tally.add_case(evaluate(tool_id, case.case_id, case.request,
-                                implementations=implementations), implementations)
+    for k in numbers:
+        case = _guarded(f"{tool_id}#{k}", lambda: generate_case(seed, tool_id, k))
+        tally.add_case(_guarded(case.case_id, lambda: evaluate(
+            tool_id, case.case_id, case.request, implementations=implementations)), implementations)
+    return tally
+
+
+def _run_negatives(implementations: tuple[str, ...]) -> Tally:
+    """Every catalog entry's negative reproducer (issue 25): its model alone must leave the
+    card's output there (every entry, installed or not), and each installed library that runs
+    is run on it in the entry's modes: its output must be reproduced without the entry, and
+    every entry claimed for its release must stay consistent there
+    (:func:`bleu_compat.harness.consistency.too_broad`). Findings go to ``too_broad``; a
+    library output no entry set reproduces is UNEXPECTED as anywhere else."""
+    from bleu_compat import catalog
+
+    from .consistency import check_negative_models, negative_request
+
+    tally = Tally()
+    tally.add_too_broad(_guarded("negative:models", lambda: check_negative_models(catalog.ENTRIES)))
+    for e in catalog.ENTRIES:
+        modes = tuple(f"{e.library}/{m}" for m in e.modes if f"{e.library}/{m}" in implementations)
+        if not modes:
+            continue
+        request = negative_request(e)
+        result = _guarded(f"negative:{e.id}", lambda: evaluate(
+            e.tool_id, f"negative:{e.id}", request, implementations=modes))
+        tally.add_too_broad(result.too_broad)
+        for impl, rep in result.reproductions.items():
+            version = result.versions.get(e.library, "")
+            if rep.explained and e.id in (rep.entries or ()) and version in e.verified:
+                tally.add_too_broad([{
+                    "tool": e.tool_id, "implementation": impl, "entry": e.id, "release": version,
+                    "case_id": f"negative:{e.id}", "request": request, "with": list(rep.entries),
+                    "fields": list(rep.differing), "library": {}, "model": {},
+                    "note": "the library behaves as the entry on the entry's own negative reproducer"}])
+        tally.unexpected.extend(d for d in result.discrepancies if d.unexpected)
+        tally.versions.update(result.versions)
     return tally
 
 
@@ -427,12 +529,17 @@ def _run_invalid_chunk(seed: int, tool_id: str, start: int, count: int) -> Tally
 
     tally = Tally()
     for k in range(start, start + count):
-        case = generate_invalid_case(seed, tool_id, k)
-        tally.add_invalid(tool_id, case.label, evaluate_invalid(tool_id, case.case_id, case.request))
+        case = _guarded(f"{tool_id}!invalid#{k}", lambda: generate_invalid_case(seed, tool_id, k))
+        tally.add_invalid(tool_id, case.label, _guarded(case.case_id, lambda: evaluate_invalid(
+            tool_id, case.case_id, case.request)))
     return tally
 
 
 def _run_real(real: RealSet, implementations: tuple[str, ...], root: str | None) -> Tally:
+    return _guarded(f"real:{real.name}", lambda: _run_real_unguarded(real, implementations, root))
+
+
+def _run_real_unguarded(real: RealSet, implementations: tuple[str, ...], root: str | None) -> Tally:
     from bleu_compat.libraries.registry import quiet_loggers
 
     # run_report quiets the libraries' advice about tokenized input in its own process; a
@@ -537,6 +644,7 @@ def run_crosscheck(
     invalid: dict[str, int] | None = None,
     cluster: str | None = None,
     checkpoint: Path | str | None = None,
+    extra_cases: dict[str, Sequence[int]] | None = None,
 ) -> Tally:
     """Run a crosscheck and return the merged :class:`Tally`.
 
@@ -560,8 +668,11 @@ def run_crosscheck(
         checkpoint: a directory keeping each finished chunk's tally as it
             arrives; a rerun with the same arguments loads them and runs only
             the rest (:class:`bleu_compat.cluster.Checkpoint`).
+        extra_cases: tool -> further case numbers to run besides the first ``cases[tool]``
+            (the gate's sample by kind, :func:`bleu_compat.harness.sampling.sample_by_kind`).
 
     Raises:
+        CaseError: an internal error of ours on one case (the run has no verdict).
         bleu_compat.cluster.CheckpointMismatch: ``checkpoint`` holds a run of
             other arguments.
         ConfigError: ``cluster`` is malformed, Dask is not installed or the
@@ -576,10 +687,18 @@ def run_crosscheck(
     jobs: list[tuple[Callable[..., Tally], tuple[Any, ...], int]] = []
     for real in real_sets:
         jobs.append((_run_real, (real, impls, str(real_root) if real_root else None), 100))
+    if any("/" in i and not i.startswith("impl:") for i in impls):  # a run of the libraries
+        jobs.append((_run_negatives, (impls,), 0))
     for tool in TOOL_IDS:
         for start in range(0, cases.get(tool, 0), CHUNK):
             count = min(CHUNK, cases[tool] - start)
             jobs.append((_run_chunk, (seed, tool, start, count, impls), count))
+    extra = {t: tuple(sorted(set(ns))) for t, ns in (extra_cases or {}).items() if ns}
+    for tool in TOOL_IDS:
+        numbers = tuple(k for k in extra.get(tool, ()) if k >= cases.get(tool, 0))
+        for start in range(0, len(numbers), CHUNK):
+            part = numbers[start:start + CHUNK]
+            jobs.append((_run_cases, (seed, tool, part, impls), len(part)))
     invalid = dict(invalid or {})
     for tool in TOOL_IDS:
         for start in range(0, invalid.get(tool, 0), INVALID_CHUNK):
@@ -590,8 +709,10 @@ def run_crosscheck(
     if checkpoint is not None:
         from bleu_compat.cluster import Checkpoint
 
-        saved = Checkpoint(checkpoint, _checkpoint_arguments(
-            seed, cases, impls, real_sets, invalid), len(jobs),
+        arguments = _checkpoint_arguments(seed, cases, impls, real_sets, invalid)
+        if extra:
+            arguments["extra_cases"] = {t: list(ns) for t, ns in sorted(extra.items())}
+        saved = Checkpoint(checkpoint, arguments, len(jobs),
             encode=tally_to_json, decode=tally_from_json)
         for i, t in saved.load().items():
             if 0 <= i < len(jobs):

@@ -80,6 +80,8 @@ ENTRIES: tuple[CatalogEntry, ...] = (
                              "print(score[3])",
         library_prints='0.9999999992291674',
         tags=("float",),
+        # the fudge changes every positive score: its negative is a score of 0 (no unigram match)
+        negative={"hypotheses": [["a", "b"]], "references": [[["c", "d"]]]},
     ),
     CatalogEntry(
         id="PYCOCOEVALCAP-ZERO-MATCH-FUDGE",
@@ -135,6 +137,8 @@ ENTRIES: tuple[CatalogEntry, ...] = (
         library_code=_SCORER.format(n=2, r=6, c=6, t=[6, 7], m=[5, 2]),
         library_prints='0.4879500363174257',
         tags=("float",),
+        # the fudge changes every positive score: its negative is a score of 0 (no unigram match)
+        negative={"matches": [0, 0, 0, 0], "totals": [2, 1, 0, 0], "candidate_length": 2, "reference_length": 2, "smoothing": "none"},
     ),
     CatalogEntry(
         id="PYCOCOEVALCAP-ZERO-MATCH-FUDGE-SMOOTHING",

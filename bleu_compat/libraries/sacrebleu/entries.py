@@ -188,6 +188,10 @@ ENTRIES: tuple[CatalogEntry, ...] = (
                              "'The man had bitten the dog .']]).score)",
         library_prints='48.530827009929865',
         tags=("float",),
+        # a perfect match is no negative (sacreBLEU gives 100.00000000000004 there), nor is
+        # p = 1/2 (49.99999999999999); p = 1/8 comes out exact (found among generated cases)
+        negative={"hypotheses": [["a", "b", "c", "d", "e", "f", "g", "h"]], "references": [[["a"]]],
+                  "max_order": 1},
     ),
     # --- bleu-smoothing-compute ----------------------------------------------
     CatalogEntry(
@@ -293,6 +297,10 @@ ENTRIES: tuple[CatalogEntry, ...] = (
                              "max_ngram_order=2).score)",
         library_prints='48.795003647426675',
         tags=("float",),
+        # a perfect match is no negative (sacreBLEU gives 100.00000000000004 there), nor is
+        # p = 1/2 (49.99999999999999); p = 1/8 comes out exact (found among generated cases)
+        negative={"matches": [1], "totals": [8], "candidate_length": 8, "reference_length": 8,
+                  "smoothing": "none"},
     ),
     # --- bleu-brevity-penalty -------------------------------------------------
     CatalogEntry(

@@ -1,0 +1,190 @@
+"""Planted bugs, one at a time, each run through ``bleu-compat crosscheck`` alone (issue 25).
+
+Each mutant is a textual change to one file of the package (the text it
+replaces must occur exactly once, so a mutant that no longer applies fails
+loudly instead of passing). For each, the package is copied to a temporary
+directory, the change applied there (the working tree is never touched), and
+``python -m bleu_compat crosscheck`` (the default run unless ``--cases``) is
+run with that copy first on ``PYTHONPATH``. The outcome:
+
+* ``caught``: exit 1 (UNEXPECTED differences or entries too broad), with the
+  finding the run named;
+* ``internal error``: exit 3 (an internal error of ours, naming the case);
+* ``missed``: exit 0.
+
+Usage::
+
+    python tools/mutate.py                 # every mutant, the default crosscheck
+    python tools/mutate.py --list
+    python tools/mutate.py --only too-broad-bp-zero --cases 100
+    python tools/mutate.py --json out/mutations.json
+
+The table of ``docs/crosscheck.md`` ("Planted bugs") comes from this script.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+@dataclass(frozen=True)
+class Mutant:
+    """One planted bug: replace ``old`` by ``new`` in ``path`` (relative to the repository)."""
+
+    name: str
+    kind: str
+    path: str
+    old: str
+    new: str
+    what: str
+
+
+MUTANTS: tuple[Mutant, ...] = (
+    # --- a model too broad (issue 25's first kind) -------------------------------------
+    Mutant("too-broad-bp-zero-sacrebleu", "model too broad", "bleu_compat/libraries/sacrebleu/model.py",
+           "if zero_lengths_is_one and c == 0 and r == 0:", "if zero_lengths_is_one and c == 0:",
+           "sacreBLEU's BP-zero models give BP 1 whenever c = 0 (the library: only when c = r = 0)"),
+    Mutant("too-broad-bp-zero-bleuscore", "model too broad", "bleu_compat/libraries/bleuscore/model.py",
+           "if BP_ZERO in on and c == 0 and r == 0:", "if BP_ZERO in on and c == 0:",
+           "bleuscore's BP-zero model gives BP 1 whenever c = 0"),
+    # --- applicability widened ---------------------------------------------------------
+    Mutant("widened-verified-nltk-method2", "verified releases widened",
+           "bleu_compat/libraries/nltk/entries.py",
+           'library="nltk", verified=V3_4, tool_id=SMOOTHING,\n'
+           '        fields=("smoothed_matches", "smoothed_totals", "bleu"), modes=("as_called", "mapped"),\n'
+           '        title="NLTK 3.5: method2 adds 1 to the unigram counts too",',
+           'library="nltk", verified=VERIFIED, tool_id=SMOOTHING,\n'
+           '        fields=("smoothed_matches", "smoothed_totals", "bleu"), modes=("as_called", "mapped"),\n'
+           '        title="NLTK 3.5: method2 adds 1 to the unigram counts too",',
+           "NLTK-METHOD2-ADDS-TO-UNIGRAMS claimed for every release, 3.10.4 included"),
+    Mutant("widened-mode-sacrebleu-whitespace", "modes widened", "bleu_compat/libraries/sacrebleu/entries.py",
+           'modes=("as_called",),\n        title="sacreBLEU\'s string interface splits tokens that contain whitespace",',
+           'modes=("as_called", "mapped"),\n        title="sacreBLEU\'s string interface splits tokens that contain whitespace",',
+           "SACREBLEU-WHITESPACE-IN-TOKEN allowed in mapped mode"),
+    Mutant("widened-mode-nltk-floor", "modes widened (own)", "bleu_compat/libraries/nltk/entries.py",
+           'fields=("totals", "bleu"), modes=("as_called",),\n        title="NLTK floors',
+           'fields=("totals", "bleu"), modes=("as_called", "mapped"),\n        title="NLTK floors',
+           "NLTK-DENOMINATOR-FLOOR allowed in mapped mode (the mapped adapter corrects it)"),
+    Mutant("too-broad-nltk-tiny-own", "model too broad (own)", "bleu_compat/libraries/nltk/entries.py",
+           'library="nltk", verified=V3_6, tool_id=SMOOTHING,\n        fields=("bleu",), modes=("as_called", "mapped"),\n'
+           '        title="method1 precision 0.0',
+           'library="nltk", verified=VERIFIED, tool_id=SMOOTHING,\n        fields=("bleu",), modes=("as_called", "mapped"),\n'
+           '        title="method1 precision 0.0',
+           "NLTK-METHOD1-ZERO-EPSILON (3.6+) claimed for 3.5 too (not installed: equivalent here)"),
+    # --- adapters, core, invalid-request checks --------------------------------------
+    Mutant("adapter-nltk-auto-reweigh", "adapter", "bleu_compat/libraries/nltk/adapter.py",
+           "        bleu = corpus_bleu(references, hypotheses, weights=weights)\n",
+           "        bleu = corpus_bleu(references, hypotheses, weights=weights, auto_reweigh=True)\n",
+           "the NLTK adapter calls corpus_bleu with auto_reweigh=True"),
+    Mutant("limit-token-bytes-off-by-one", "invalid-request limit", "bleu_compat/tools.py",
+           "            if size > max_token_bytes:", "            if size >= max_token_bytes:",
+           "a non-ASCII token of exactly max_token_bytes is refused"),
+    # --- the decomposition and the truth's exact side (items 3 and 4: not built) ----------
+    Mutant("shapley-weight-doubled", "decomposition", "bleu_compat/decompose.py",
+           "weight = Fraction(math.factorial(r) * math.factorial(size - r - 1), math.factorial(size))",
+           "weight = 2 * Fraction(math.factorial(r) * math.factorial(size - r - 1), math.factorial(size))",
+           "every Shapley weight doubled"),
+    Mutant("truth-underflow-80", "truth's exact side", "bleu_compat/harness/truth.py",
+           "_EXP_UNDERFLOW_ARGUMENT = 800", "_EXP_UNDERFLOW_ARGUMENT = 80",
+           "the exact side's underflow cut at 80 instead of 800"),
+    # --- an internal error of ours (must be exit 3 naming the case, never a verdict) -------
+    Mutant("internal-error-truth", "internal error (own)", "bleu_compat/harness/truth.py",
+           "_EXP_UNDERFLOW_ARGUMENT = 800",
+           "_EXP_UNDERFLOW_ARGUMENT = 800\nimport random as _r\nif _r.Random(0).random() < 2: "
+           "_EXP_UNDERFLOW_ARGUMENT = None  # planted: every comparison with it raises TypeError",
+           "the truth raises TypeError where it compares with the underflow bound"),
+)
+
+
+def _copy_package(dest: Path) -> None:
+    ignore = shutil.ignore_patterns("__pycache__", "*.pyc")
+    shutil.copytree(ROOT / "bleu_compat", dest / "bleu_compat", ignore=ignore)
+
+
+def apply(mutant: Mutant, dest: Path) -> None:
+    """Apply ``mutant`` to the copy under ``dest``.
+
+    Raises:
+        ValueError: the text to replace does not occur exactly once (the mutant is stale).
+    """
+    path = dest / mutant.path
+    text = path.read_text(encoding="utf-8")
+    n = text.count(mutant.old)
+    if n != 1:
+        raise ValueError(f"{mutant.name}: the text to replace occurs {n} times in {mutant.path}")
+    path.write_text(text.replace(mutant.old, mutant.new), encoding="utf-8")
+
+
+def run(mutant: Mutant | None, cases: int | None, workers: int | None) -> dict[str, object]:
+    """Run the crosscheck on a copy with ``mutant`` applied (None: unmutated); the outcome."""
+    with tempfile.TemporaryDirectory(prefix="bleu-compat-mutant-") as tmp:
+        dest = Path(tmp)
+        _copy_package(dest)
+        if mutant is not None:
+            apply(mutant, dest)
+        env = dict(os.environ, PYTHONPATH=str(dest) + os.pathsep + os.environ.get("PYTHONPATH", ""),
+                   BLEU_COMPAT_FIXTURES=str(ROOT / "fixtures" / "real"))
+        where = subprocess.run([sys.executable, "-c", "import bleu_compat; print(bleu_compat.__file__)"],
+                               env=env, cwd=dest, capture_output=True, text=True, timeout=60).stdout.strip()
+        if not where.startswith(str(dest)):
+            raise RuntimeError(f"the copy is not the package imported ({where})")
+        cmd = [sys.executable, "-m", "bleu_compat", "crosscheck", "--no-progress", "--no-html",
+               "--out", str(dest / "out")]
+        if cases is not None:
+            cmd += ["--cases", str(cases)]
+        if workers is not None:
+            cmd += ["--workers", str(workers)]
+        start = time.perf_counter()
+        proc = subprocess.run(cmd, env=env, cwd=dest, capture_output=True, text=True, timeout=3600)
+        elapsed = time.perf_counter() - start
+    out = proc.stdout + proc.stderr
+    outcome = {0: "missed", 1: "caught", 3: "internal error"}.get(proc.returncode, f"exit {proc.returncode}")
+    found = [line.strip() for line in out.splitlines()
+             if re.search(r"TOO BROAD|UNEXPECTED \S+#|UNEXPECTED real|internal error|UNEXPECTED: [1-9]",
+                          line)]
+    return {"mutant": None if mutant is None else mutant.name, "kind": None if mutant is None else mutant.kind,
+            "what": None if mutant is None else mutant.what, "exit": proc.returncode,
+            "outcome": outcome, "finding": found[:3], "seconds": round(elapsed, 1)}
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--only", action="append", metavar="NAME", help="run only this mutant (repeatable)")
+    parser.add_argument("--list", action="store_true", help="list the mutants and exit")
+    parser.add_argument("--cases", type=int, default=None, help="cases per tool (default: the default run)")
+    parser.add_argument("--workers", type=int, default=None)
+    parser.add_argument("--baseline", action="store_true", help="also run the unmutated copy first")
+    parser.add_argument("--json", metavar="FILE", help="append each outcome to FILE (JSON lines)")
+    args = parser.parse_args(argv)
+    if args.list:
+        for m in MUTANTS:
+            print(f"{m.name:36} {m.kind:28} {m.what}")
+        return 0
+    chosen = [m for m in MUTANTS if not args.only or m.name in args.only]
+    unknown = set(args.only or ()) - {m.name for m in MUTANTS}
+    if unknown:
+        parser.error(f"unknown mutant(s): {', '.join(sorted(unknown))}")
+    todo: list[Mutant | None] = ([None] if args.baseline else []) + list(chosen)
+    for m in todo:
+        result = run(m, args.cases, args.workers)
+        print(json.dumps(result, ensure_ascii=False), flush=True)
+        if args.json:
+            with open(args.json, "a", encoding="utf-8") as handle:
+                handle.write(json.dumps(result, ensure_ascii=False) + "\n")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
