@@ -307,11 +307,30 @@ class TestSacrebleuOptions:
         code, out, _ = _run(capsys, str(packed), "-i", SYS, "-b", "-w", "10")
         assert code == 0 and out == plain
 
-    def test_corrupt_compressed_file_is_named(self, capsys, tmp_path):
-        bad = tmp_path / "ref.gz"
-        bad.write_bytes(gzip.compress(Path(REF).read_bytes())[:500])
-        code, out, err = _run(capsys, str(bad), "-i", SYS)
-        assert code == 2 and out == ""
+    @staticmethod
+    def _corrupt(kind: str) -> tuple[str, bytes]:
+        data = Path(REF).read_bytes()
+        packed = {"gz": gzip.compress, "xz": lzma.compress, "bz2": bz2.compress}[kind.split("-")[0]](data)
+        if kind.endswith("truncated"):
+            return kind.split("-")[0], packed[:500]
+        if kind.endswith("flipped"):  # the compressed stream's own bits damaged (zlib.error for gzip)
+            damaged = bytearray(packed)
+            for i in range(30, 40):
+                damaged[i] ^= 0xFF
+            return kind.split("-")[0], bytes(damaged)
+        return kind.split("-")[0], packed[:10] + bytes(range(256)) * 8  # a header, then garbage
+
+    @pytest.mark.parametrize("kind", ["gz-truncated", "gz-flipped", "gz-garbage", "xz-flipped",
+                                      "bz2-flipped"])
+    @pytest.mark.parametrize("form", ["REF -i SYS", "--compare", "HYP REF"])
+    def test_corrupt_compressed_file_is_named(self, capsys, tmp_path, kind, form):
+        suffix, body = self._corrupt(kind)
+        bad = tmp_path / f"ref.{suffix}"
+        bad.write_bytes(body)
+        args = {"REF -i SYS": [str(bad), "-i", SYS], "--compare": [str(bad), "-i", SYS, "--compare"],
+                "HYP REF": [SYS, str(bad)]}[form]
+        code, out, err = _run(capsys, *args)
+        assert code == 2, (code, err)
         assert str(bad) in err and "corrupt or truncated" in err and "Traceback" not in err
 
     def test_dash_is_standard_input(self, capsys, monkeypatch):

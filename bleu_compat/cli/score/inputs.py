@@ -77,10 +77,11 @@ class _Decompressing:
     def read(self, size: int) -> bytes:
         """Up to ``size`` decompressed bytes (``b""`` at the end)."""
         import lzma
+        import zlib
 
         try:
             return self._handle.read1(size)  # type: ignore[no-any-return]
-        except (OSError, EOFError, ValueError, lzma.LZMAError) as exc:
+        except (OSError, EOFError, ValueError, lzma.LZMAError, zlib.error) as exc:
             raise CorpusReadError(
                 f"{self._path}: cannot decompress ({self._kind}): the file is corrupt or "
                 f"truncated ({type(exc).__name__}: {exc})") from None
