@@ -82,6 +82,50 @@ class CorpusFile:
         return len(self.lines)
 
 
+#: The most bytes :func:`read_lines` holds of one file (it reads a file whole; ``score``
+#: streams instead): 1 GiB, beyond any corpus it is used on (``--compare``'s copies have the
+#: same bound), so that an endless input (``/dev/zero``, a pipe that never ends) is refused
+#: instead of filling the memory.
+MAX_WHOLE_FILE_BYTES = 1 << 30
+
+
+def _read_bounded(path: str | Path, name: str) -> bytes:
+    """The bytes of ``path``, read a chunk at a time: a line longer than
+    :data:`MAX_LINE_BYTES` or a file longer than :data:`MAX_WHOLE_FILE_BYTES` is refused
+    as soon as it is seen, before it is held whole."""
+    chunks: list[bytes] = []
+    total = since_lf = line_ends = 0
+    try:
+        with open(path, "rb") as handle:
+            while True:
+                data = handle.read(READ_CHUNK_BYTES)
+                if not data:
+                    break
+                total += len(data)
+                last = data.rfind(b"\n")
+                # a line inside one chunk is shorter than the chunk: only the line that
+                # spans chunks can pass the bound
+                spanning = since_lf + (data.find(b"\n") if last >= 0 else len(data))
+                if spanning > MAX_LINE_BYTES:
+                    raise CorpusReadError(
+                        f"{name}: line {line_ends + 1} is longer than {MAX_LINE_BYTES:,} bytes "
+                        f"({MAX_LINE_BYTES / 2**20:g} MiB), the longest line a corpus file may "
+                        "hold: is it one segment per line?")
+                if total > MAX_WHOLE_FILE_BYTES:
+                    raise CorpusReadError(
+                        f"{name}: longer than {MAX_WHOLE_FILE_BYTES / 2**30:g} GiB, the most "
+                        "this command reads of one file (score REF -i SYS streams any length)")
+                if last >= 0:
+                    line_ends += data.count(b"\n")
+                    since_lf = len(data) - last - 1
+                else:
+                    since_lf = spanning
+                chunks.append(data)
+    except OSError as exc:
+        raise CorpusReadError(f"{name}: cannot read: {exc.strerror or exc}") from None
+    return b"".join(chunks)
+
+
 def read_lines(path: str | Path) -> CorpusFile:
     """Read a corpus file under the rules of this module.
 
@@ -95,10 +139,7 @@ def read_lines(path: str | Path) -> CorpusFile:
             segment at all), or a line is not UTF-8.
     """
     name = str(path)
-    try:
-        data = Path(path).read_bytes()
-    except OSError as exc:
-        raise CorpusReadError(f"{name}: cannot read: {exc.strerror or exc}") from None
+    data = _read_bounded(path, name)
     if not data:
         raise CorpusReadError(
             f"{name}: the file is empty (0 segments; an empty segment is an empty line)"

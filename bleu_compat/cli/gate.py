@@ -151,6 +151,21 @@ def _schema_problem(document: Any, schema: dict[str, Any]) -> str | None:
     return f"{where}: {message}"
 
 
+#: The most bytes read of a baseline or a report (the reports of the default crosscheck are
+#: a few MB): an endless file (``/dev/zero``) is refused, not read into memory.
+MAX_DOCUMENT_BYTES = 256 << 20
+
+
+def _read_capped(path: Path) -> bytes:
+    """At most :data:`MAX_DOCUMENT_BYTES` + 1 bytes of ``path`` (one more says it is longer).
+
+    Raises:
+        OSError: it cannot be opened or read.
+    """
+    with open(path, "rb") as handle:
+        return handle.read(MAX_DOCUMENT_BYTES + 1)
+
+
 def read_json_document(path: Path, schema: dict[str, Any]) -> tuple[Any, str | None]:
     """``(document, None)`` for a readable JSON file matching ``schema``, else ``(None, why)``.
 
@@ -161,11 +176,14 @@ def read_json_document(path: Path, schema: dict[str, Any]) -> tuple[Any, str | N
     if path.is_dir():
         return None, "it is a directory"
     try:
-        data = path.read_bytes()
+        data = _read_capped(path)
     except FileNotFoundError:
         return None, "it does not exist"
     except OSError as exc:
         return None, f"it cannot be read: {exc.strerror or exc}"
+    if len(data) > MAX_DOCUMENT_BYTES:
+        return None, (f"it is longer than {MAX_DOCUMENT_BYTES >> 20} MiB, more than any "
+                      "baseline or report this gate writes")
     if not data.strip():
         return None, "it is empty" if not data else "it holds only whitespace"
     if data.startswith(b"\xef\xbb\xbf"):
@@ -199,8 +217,10 @@ def _replaceable(path: Path) -> bool:
     whose ``format`` is ``bleu-compat-baseline/...``). A text file, a report, anything else:
     only with ``--force``."""
     try:
-        data = path.read_bytes()
+        data = _read_capped(path)
     except OSError:
+        return False
+    if len(data) > MAX_DOCUMENT_BYTES:
         return False
     if not data.strip():
         return True

@@ -1,0 +1,82 @@
+"""Endless or huge inputs to the commands that read a file whole (issue 24's kind "no input can
+fill the memory"): ``identify`` and ``score --compare`` read corpora whole, ``gate`` reads its
+baseline and report whole. Each must refuse ``/dev/zero`` (a line without end) and an
+over-long file in one line, exit 2, before holding it: the commands run in a child process
+whose address space is capped at 2 GiB, so a regression fails here (MemoryError is exit 3,
+the kernel's kill is -9) instead of taking the machine's memory.
+"""
+
+from __future__ import annotations
+
+import os
+import resource
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+WMT17 = ROOT / "fixtures" / "real" / "wmt17-en-de-uedin-nmt"
+REF = str(WMT17 / "ref.A.txt")
+SYS = str(WMT17 / "sys.uedin-nmt.4722.txt")
+ZERO = "/dev/zero"
+
+pytestmark = pytest.mark.skipif(not os.path.exists(ZERO), reason="no /dev/zero here")
+
+
+def _capped() -> None:
+    cap = 2 << 30
+    resource.setrlimit(resource.RLIMIT_AS, (cap, cap))
+
+
+def _run(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "bleu_compat", *args], capture_output=True,
+                          text=True, timeout=120, preexec_fn=_capped, cwd=ROOT)
+
+
+@pytest.mark.parametrize("args", [
+    ("identify", "28.3", REF, "-i", ZERO),
+    ("identify", "28.3", ZERO, "-i", SYS),
+    ("score", REF, "-i", ZERO, "--compare"),
+], ids=["identify-system", "identify-reference", "score-compare"])
+def test_a_line_without_end_is_refused(args: tuple[str, ...]) -> None:
+    proc = _run(*args)
+    assert proc.returncode == 2, (proc.returncode, proc.stderr[-500:])
+    assert "longer than" in proc.stderr and ZERO in proc.stderr
+    assert "Traceback" not in proc.stderr and len(proc.stderr.strip().splitlines()) == 1
+
+
+def test_identify_reads_a_corpus_file_in_bounded_pieces(monkeypatch: pytest.MonkeyPatch,
+                                                         tmp_path: Path) -> None:
+    """The whole-file reader refuses a file over its bound as it reads (the bound lowered
+    here), and reads one just under it, with the same lines as the file."""
+    from bleu_compat import corpus_io
+
+    path = tmp_path / "corpus.txt"
+    path.write_bytes(b"a b c\n" * 1000)  # 6,000 bytes
+    monkeypatch.setattr(corpus_io, "READ_CHUNK_BYTES", 512)
+    monkeypatch.setattr(corpus_io, "MAX_WHOLE_FILE_BYTES", 6000)
+    assert corpus_io.read_lines(path).lines == ["a b c"] * 1000
+    monkeypatch.setattr(corpus_io, "MAX_WHOLE_FILE_BYTES", 5999)
+    with pytest.raises(corpus_io.CorpusReadError, match="longer than"):
+        corpus_io.read_lines(path)
+    # a line spanning chunks: refused past the line bound, read at it
+    long_line = tmp_path / "long.txt"
+    long_line.write_bytes(b"x" * 2000 + b"\nshort\n")
+    monkeypatch.setattr(corpus_io, "MAX_WHOLE_FILE_BYTES", 1 << 30)
+    monkeypatch.setattr(corpus_io, "MAX_LINE_BYTES", 2000)
+    assert corpus_io.read_lines(long_line).lines == ["x" * 2000, "short"]
+    monkeypatch.setattr(corpus_io, "MAX_LINE_BYTES", 1999)
+    with pytest.raises(corpus_io.CorpusReadError, match="line 1 is longer than"):
+        corpus_io.read_lines(long_line)
+
+
+@pytest.mark.parametrize("which", ["--baseline", "--report"])
+def test_gate_refuses_an_endless_baseline_or_report(which: str) -> None:
+    args = (["gate", "--baseline", ZERO] if which == "--baseline" else
+            ["gate", "--baseline", str(ROOT / "reports" / "baseline.json"), "--report", ZERO])
+    proc = _run(*args)
+    assert proc.returncode == 2, (proc.returncode, proc.stderr[-500:])
+    assert f"{which} {ZERO}" in proc.stderr and "longer than" in proc.stderr
+    assert "Traceback" not in proc.stderr
