@@ -80,3 +80,33 @@ def test_gate_refuses_an_endless_baseline_or_report(which: str) -> None:
     assert proc.returncode == 2, (proc.returncode, proc.stderr[-500:])
     assert f"{which} {ZERO}" in proc.stderr and "longer than" in proc.stderr
     assert "Traceback" not in proc.stderr
+
+
+def test_identify_stopped_by_sigterm_leaves_no_copies(tmp_path: Path) -> None:
+    """SIGTERM (what `timeout` and process managers send) while identify counts: exit 143 and
+    its temporary copies of the inputs removed (they are as large as the inputs)."""
+    import signal
+    import time
+
+    corpus = tmp_path / "corpus.txt"
+    corpus.write_text(("a b c d e f g . , - " * 2000 + "\n") * 40, encoding="utf-8")
+    scratch = tmp_path / "tmp"
+    scratch.mkdir()
+    env = dict(os.environ, TMPDIR=str(scratch))
+    proc = subprocess.Popen([sys.executable, "-m", "bleu_compat", "identify", "28.3", str(corpus),
+                             "-i", str(corpus)], cwd=ROOT, env=env, stdout=subprocess.DEVNULL,
+                            stderr=subprocess.PIPE, text=True)
+    try:
+        for _ in range(600):  # until the search has made its copies (at most 60 s)
+            if any(scratch.iterdir()) or proc.poll() is not None:
+                break
+            time.sleep(0.1)
+        if proc.poll() is not None:
+            pytest.skip("the search ended before it could be stopped")
+        proc.send_signal(signal.SIGTERM)
+        proc.wait(timeout=60)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    assert proc.returncode == 143, proc.stderr.read()[-500:] if proc.stderr else ""
+    assert list(scratch.iterdir()) == []

@@ -59,6 +59,15 @@ def cmd_identify(args: argparse.Namespace) -> int:
         parse_score(args.score, args.scale)
     except ValueError as exc:
         return _error(str(exc))
+    import signal
+
+    def terminate(signum: int, frame: Any) -> None:
+        raise SystemExit(128 + signum)  # so that the search's temporary copies are removed
+
+    try:
+        signal.signal(signal.SIGTERM, terminate)
+    except ValueError:  # not the main thread (an API caller): its own handling stands
+        pass
     results = []
     for system in args.input:
         try:
