@@ -350,12 +350,16 @@ def parse_config(spec: str, *, card_tokenize: str = "13a",
         first = next((k for k, p in enumerate(items) if p.startswith("path=")), None)
         if first is not None:
             items = items[:first] + [",".join(rest.split(",")[first:]).strip()]
+    seen: set[str] = set()
     for item in filter(None, items):
         key, eq, value = item.partition("=")
         if key == "lc" and not eq:
             value, eq = "yes", "="
         if not eq:
             raise ValueError(f"{spec}: {item!r} is not key=value")
+        if key in seen:  # which one counts would be a guess
+            raise ValueError(f"{spec}: {key}= is given twice")
+        seen.add(key)
         if key in own_keys:
             settings.append((key, value))
             continue

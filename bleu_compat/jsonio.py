@@ -176,7 +176,8 @@ def loads_strict(data: bytes | bytearray | memoryview | str) -> dict[str, Any]:
         bom = _bom_problem(text, exc.pos)
         raise ToolError(
             "invalid_input",
-            f"malformed JSON: {exc.msg} {where}" if bom is None
+            # a few of the decoder's messages end in "at" ("Invalid control character at")
+            f"malformed JSON: {exc.msg.removesuffix(' at')} {where}" if bom is None
             else f"malformed JSON {where}: {bom}; {_BOM_ADVICE}",
         ) from None
     except RecursionError:

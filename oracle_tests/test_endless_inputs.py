@@ -110,3 +110,31 @@ def test_identify_stopped_by_sigterm_leaves_no_copies(tmp_path: Path) -> None:
             proc.kill()
     assert proc.returncode == 143, proc.stderr.read()[-500:] if proc.stderr else ""
     assert list(scratch.iterdir()) == []
+
+
+@pytest.mark.parametrize("spec", ["nltk:tok=13a,tok=zh", "sacrebleu:smooth=floor,smooth=exp",
+                                  "card:lc,lc=no"])
+def test_a_key_given_twice_in_a_configuration_is_refused(spec: str) -> None:
+    from bleu_compat.decompose import parse_config
+
+    with pytest.raises(ValueError, match="given twice"):
+        parse_config(spec)
+    parse_config(spec.split(",")[0])  # once is fine
+
+
+@pytest.mark.parametrize("text", ["1_0", "1e1", "0x10", "nan", "28.3.1", "", "2 8"])
+def test_identify_takes_a_plain_decimal_only(text: str) -> None:
+    from bleu_compat.identify import parse_score
+
+    with pytest.raises(ValueError, match="not a plain decimal|not a number"):
+        parse_score(text)
+
+
+def test_json_decoder_messages_read_once() -> None:
+    """Python's decoder ends some messages in "at"; the position follows once, not "at at"."""
+    from bleu_compat.jsonio import loads_strict
+    from bleu_compat.errors import ToolError
+
+    with pytest.raises(ToolError) as info:
+        loads_strict('{"hypotheses": "a\x01"}')
+    assert "at at" not in str(info.value) and "at line 1 column" in str(info.value)
