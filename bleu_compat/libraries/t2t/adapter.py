@@ -68,6 +68,10 @@ def load_bleu_hook() -> Any:
             raise ImportError(f"no loader for {path}")
         module = importlib.util.module_from_spec(spec)
         spec.loader.exec_module(module)
+    except ModuleNotFoundError as exc:  # a module it imports besides TensorFlow (six, numpy)
+        raise OracleUnavailableError(
+            f"tensor2tensor's {_HOOK} needs the module {exc.name!r}, not installed here "
+            f"(pip install {exc.name}; its own dependencies were left out with --no-deps)") from exc
     except Exception as exc:  # a file that does not load without TensorFlow: model only
         raise OracleUnavailableError(f"tensor2tensor's {_HOOK} does not load without TensorFlow "
                                      f"({type(exc).__name__}: {exc})") from exc
