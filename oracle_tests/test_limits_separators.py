@@ -144,3 +144,35 @@ def test_cli_at_and_over_the_bound(tmp_path: Path, command: str) -> None:
         answered = subprocess.run(base + [str(at)], capture_output=True, text=True, timeout=120)
         assert answered.returncode == 0, answered.stdout[:300] + answered.stderr[-300:]
         assert json.loads(answered.stdout) == execute(CORPUS, at.read_bytes())
+
+
+@pytest.mark.parametrize("where", ["hypotheses", "references", "split"])
+@pytest.mark.parametrize("also", ["nothing", "long token first", "bytes too"])
+def test_over_max_total_tokens_is_refused_before_the_tokens_are_read(where: str, also: str) -> None:
+    """Over max_total_tokens, with or without another limit failing earlier in document
+    order: ``limit_exceeded``; alone, path ``""``; with another, the path is the product's
+    choice and the judge (harness/checks.py, its own reading) must leave it open (None).
+    The product decides max_total_tokens by counting lists, so a million short tokens
+    cost a count, not a pass over the tokens (issue 24's rejection cost)."""
+    limits = card(CORPUS).limits
+    n = limits["max_total_tokens"] + 1
+    hyp, ref = (["a"] * n, ["a"]) if where == "hypotheses" else (["a"], ["a"] * n)
+    if where == "split":
+        hyp, ref = ["a"] * (n // 2), ["a"] * (n - n // 2)
+    refs = [ref]
+    if also == "long token first":  # within the schema's maxLength (code points), over in bytes
+        hyp = ["\u05d0" * (limits["max_token_bytes"] // 2 + 1)] + hyp[1:]
+    elif also == "bytes too":  # and over max_total_token_bytes (path "" as well)
+        size = limits["max_token_bytes"]
+        hyp = ["x" * size] * (limits["max_total_token_bytes"] // size + 1) + hyp
+    request = {"hypotheses": [hyp], "references": [refs]}
+    with pytest.raises(ToolError) as info:
+        execute(CORPUS, request)
+    assert info.value.code == "limit_exceeded"
+    expected = checks.expected_error(CORPUS, request)
+    assert expected is not None and expected[0] == "limit_exceeded"
+    if also != "long token first":
+        assert expected in {("limit_exceeded", ""), ("limit_exceeded", None)}
+        assert info.value.path == ""
+    else:
+        assert expected[1] is None  # several limits fail: the path is left open
