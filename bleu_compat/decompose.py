@@ -334,7 +334,10 @@ def parse_config(spec: str, *, card_tokenize: str = "13a",
     Raises:
         ValueError: unknown name, key or value (the message says which).
     """
-    base, _, rest = spec.partition(":")
+    base, colon, rest = spec.partition(":")
+    if colon and not rest.strip(" ,"):  # "nltk:" or "nltk:,": a cut-off spec, not a choice
+        raise ValueError(f"{spec}: nothing after ':' (write {base or 'NAME'} alone for its "
+                         f"defaults, or {base or 'NAME'}:key=value,...)")
     if base in RENAMED:
         raise ValueError(RENAMED[base])
     if base not in BUILTIN:
@@ -351,6 +354,8 @@ def parse_config(spec: str, *, card_tokenize: str = "13a",
         if first is not None:
             items = items[:first] + [",".join(rest.split(",")[first:]).strip()]
     seen: set[str] = set()
+    if "" in items[:-1] or (items and not items[-1] and len(items) > 1):
+        raise ValueError(f"{spec}: an empty item between commas")
     for item in filter(None, items):
         key, eq, value = item.partition("=")
         if key == "lc" and not eq:

@@ -177,6 +177,11 @@ def declare(signature: str, *, scale: str = "0-1") -> Callable[[Callable[..., An
     Raises:
         ImplementationError: unknown signature or scale.
     """
+    if callable(signature):  # `@declare` without its call: the function came as the signature
+        raise ImplementationError(
+            f"@declare needs the signature: write @declare(\"tokens->score\") (one of "
+            f"{', '.join(SIGNATURES)}) above {getattr(signature, '__name__', 'the function')}, "
+            "not a bare @declare")
     _check(signature, scale)
 
     def mark(fn: Callable[..., Any]) -> Callable[..., Any]:
@@ -188,9 +193,11 @@ def declare(signature: str, *, scale: str = "0-1") -> Callable[[Callable[..., An
 
 def _check(signature: str, scale: str) -> None:
     if signature not in SIGNATURES:
-        raise ImplementationError(f"signature={signature!r} must be one of {', '.join(SIGNATURES)}")
+        shown = repr(signature) if isinstance(signature, str) else f"a value of type {type(signature).__name__}"
+        raise ImplementationError(f"signature={shown} must be one of {', '.join(SIGNATURES)}")
     if scale not in SCALES:
-        raise ImplementationError(f"scale={scale!r} must be '0-1' or '0-100'")
+        shown = repr(scale) if isinstance(scale, str) else f"a value of type {type(scale).__name__}"
+        raise ImplementationError(f"scale={shown} must be '0-1' or '0-100'")
 
 
 @dataclass(frozen=True)
@@ -438,8 +445,10 @@ def load(spec: str) -> Implementation:
         raise ImplementationError(f"{bare!r}: give MODULE:CALLABLE or FILE.py:CALLABLE")
     if module_part.endswith(".py") or "/" in module_part or "\\" in module_part:
         path = Path(module_part).resolve()
-        if not path.is_file():
+        if not path.exists():
             raise ImplementationError(f"{module_part}: no such file")
+        if not path.is_file():
+            raise ImplementationError(f"{module_part}: not a regular file (a Python source file is needed)")
         module = _import_file(path)
     else:
         try:

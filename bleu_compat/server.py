@@ -79,6 +79,7 @@ not block the event loop.
 from __future__ import annotations
 
 import collections
+import contextlib
 import functools
 import http
 import logging
@@ -639,7 +640,7 @@ _ERROR_RESPONSES = {
     "415": "unsupported_media_type: the body is not application/json (UTF-8)",
     "422": "unsupported_input: an operation the card lists as unsupported",
     "408": "request_timeout: the request head or body did not arrive in time",
-    "431": "bad_request: the request line and headers exceed 16 KiB",
+    "431": "bad_request: the request line and headers exceed 16 KiB (16,384 bytes)",
     "503": "service_unavailable: too many connections, or the body budget is full",
 }
 
@@ -764,6 +765,20 @@ def openapi_document() -> dict[str, Any]:
 
 # --- the application ------------------------------------------------------------------
 
+@contextlib.asynccontextmanager
+async def _lifespan(app: Any) -> Any:
+    # At shutdown (SIGTERM, SIGINT) the worker processes are stopped and joined, so that
+    # their queues' semaphores are released before the interpreter goes (otherwise
+    # multiprocessing's resource tracker warns of "leaked semaphore objects").
+    try:
+        yield
+    finally:
+        pool = getattr(app.state, "process_pool", None)
+        if pool is not None:
+            app.state.process_pool = None
+            pool.shutdown(wait=True, cancel_futures=True)
+
+
 def create_app(limits: ServerLimits | None = None) -> Starlette:
     """The ASGI application (Starlette). Serve it with :func:`uvicorn_config`
     (``bleu-compat serve``), which adds the HTTP-level limits and JSON errors.
@@ -787,6 +802,7 @@ def create_app(limits: ServerLimits | None = None) -> Starlette:
     ]
     app = Starlette(
         routes=routes,
+        lifespan=_lifespan,
         middleware=[Middleware(_CatchAll)],
         exception_handlers={
             _HttpError: _on_http_error,
@@ -817,6 +833,34 @@ def _raw_json_response(status: int, code: str, message: str, headers: Mapping[st
 LINGER_SECONDS = 2.0
 
 
+#: The most bytes of a request head (request line and headers) the server reads. h11 refuses
+#: a head still incomplete past this many bytes (uvicorn's ``h11_max_incomplete_event_size``);
+#: a head that arrives whole in one read is measured once parsed (:func:`_head_size`), so the
+#: answer does not depend on how the client's bytes were split.
+MAX_HEAD_BYTES = 16 * 1024
+
+
+def _head_size(event: Any) -> int:
+    """Bytes of a parsed request head as sent without optional whitespace: ``METHOD SP
+    target SP HTTP/1.1 CRLF``, each ``name: value CRLF``, the final ``CRLF``."""
+    size = len(event.method) + 1 + len(event.target) + 1 + len(b"HTTP/1.1") + 2 + 2
+    return size + sum(len(name) + 2 + len(value) + 2 for name, value in event.headers.raw_items())
+
+
+def _printable(reason: str) -> str:
+    """h11's reasons quote the offending bytes as ``bytearray(b'...')``: show them as a quoted
+    text (non-ASCII bytes stay escaped, ``\\xff``), at most 80 characters of it."""
+    import re
+
+    def text(match: Any) -> str:
+        inner = next(g for g in match.groups() if g is not None).replace("\\'", "'")
+        return '"' + inner[:80] + ('..."' if len(inner) > 80 else '"')
+
+    quoted = r"b(?:'((?:[^'\\]|\\.)*)'|\"((?:[^\"\\]|\\.)*)\")"
+    reason = re.sub(r"bytearray\(" + quoted + r"\)", text, reason)
+    return re.sub(quoted, text, reason)
+
+
 def _protocol_class(limits: ServerLimits) -> type:
     """uvicorn's h11 protocol with JSON errors, a request-head timeout and a connection cap.
 
@@ -829,7 +873,20 @@ def _protocol_class(limits: ServerLimits) -> type:
     import h11
     from uvicorn.protocols.http.h11_impl import H11Protocol
 
+    class HeadLimitedConnection(h11.Connection):
+        def next_event(self) -> Any:
+            event = super().next_event()
+            if isinstance(event, h11.Request) and _head_size(event) > MAX_HEAD_BYTES:
+                raise h11.RemoteProtocolError(
+                    f"the request line and headers hold {_head_size(event)} bytes, more than "
+                    f"{MAX_HEAD_BYTES}", error_status_hint=431)
+            return event
+
     class JSONErrorH11Protocol(H11Protocol):
+        def __init__(self, *args: Any, **kwargs: Any) -> None:
+            super().__init__(*args, **kwargs)
+            self.conn = HeadLimitedConnection(h11.SERVER, MAX_HEAD_BYTES)
+
         def connection_made(self, transport: Any) -> None:  # type: ignore[override]
             self._head_timer: Any = None
             self._head_started = False
@@ -862,9 +919,10 @@ def _protocol_class(limits: ServerLimits) -> type:
             # Called by uvicorn inside its ``except h11.RemoteProtocolError``.
             exc = sys.exc_info()[1]
             status = getattr(exc, "error_status_hint", 400)
-            reason = str(exc)[:200] if exc is not None and str(exc) else msg
-            if status == 431:  # h11's max_incomplete_event_size (uvicorn: 16 KiB)
-                reason = "the request line and headers exceed 16 KiB"
+            reason = _printable(str(exc))[:200] if exc is not None and str(exc) else msg
+            if status == 431 and "hold" not in reason:  # h11's max_incomplete_event_size
+                reason = (f"the request line and headers were still incomplete after "
+                          f"{MAX_HEAD_BYTES} bytes")
             self._reject(status if 400 <= status < 500 else 400, "bad_request",
                          f"malformed HTTP request: {reason}")
 

@@ -81,6 +81,8 @@ class TestLoad:
 
     @pytest.mark.parametrize("spec, words", [
         ("examples/no_such_file.py:bleu", "no such file"),
+        ("/dev/null:bleu", "not a regular file"),
+        ("examples/:bleu", "not a regular file"),
         ("examples/flawed_bleu.py:no_such", "no attribute"),
         ("no_such_module_xyz:bleu", "cannot import module"),
         ("no-such-entry-point", "entry point"),
@@ -98,6 +100,19 @@ class TestLoad:
             declare("tokens->bleu")
         with pytest.raises(ImplementationError, match="scale"):
             declare("tokens->score", scale="percent")
+
+    def test_bare_declare(self) -> None:
+        """``@declare`` without its call (the function passed as the signature) is refused with
+        the fix, not a message quoting the function's repr."""
+        with pytest.raises(ImplementationError) as info:
+            @declare  # type: ignore[arg-type]
+            def my_bleu(h, r):  # noqa: ANN001, ANN202
+                return 0.0
+        message = str(info.value)
+        assert "@declare(" in message and "my_bleu" in message and "<function" not in message
+        with pytest.raises(ImplementationError) as info:
+            declare(42)  # type: ignore[arg-type]
+        assert "a value of type int" in str(info.value)
 
     @pytest.mark.parametrize("command", ["crosscheck", "gate", "explain"])
     def test_cli_bad_spec_exit_2(self, command: str, tmp_path: Path) -> None:

@@ -164,3 +164,17 @@ def test_compare_before_the_files_says_it_took_them(corpus):
     code, out, err = _score("--compare", str(ref), "-i", str(hyp))
     assert code == 2 and out == ""
     assert f"took {str(ref)!r} as a configuration" in err and "put --compare after the files" in err
+
+
+@pytest.mark.parametrize("spec, words", [
+    ("nltk:", "nothing after ':'"), ("nltk:,", "nothing after ':'"), ("card: ", "nothing after ':'"),
+    (":", "nothing after ':'"), ("nltk:lc,", "empty item"), ("nltk:lc,,tok=split", "empty item"),
+])
+def test_cut_off_compare_spec_is_refused(corpus, spec: str, words: str) -> None:
+    """A configuration spec cut off after ':' or holding an empty item is a one-line refusal
+    (exit 2), not taken silently as the library's defaults; its complete neighbour runs."""
+    hyp, ref = corpus
+    code, out, err = _score(str(ref), "-i", str(hyp), "--compare", spec)
+    assert code == 2 and out == "" and words in err and len(err.strip().splitlines()) == 1, err
+    code, out, err = _score(str(ref), "-i", str(hyp), "--compare", spec.split(":")[0] or "card")
+    assert code == 0, err

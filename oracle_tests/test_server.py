@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import socket
+import time
 from typing import Any, Iterator
 from urllib.parse import urlsplit
 
@@ -353,6 +354,47 @@ def test_protocol_garbage_does_not_hurt_the_server(base_url: str, client: httpx.
             answer = b""
     assert answer == b"" or answer.startswith(b"HTTP/1.1 400")
     assert client.get("/healthz").status_code == 200
+
+
+@pytest.mark.parametrize(("raw", "words"), [
+    (b"GET /healthz HTTP/1.1\r\nHost: x\r\nBad Header\r\n\r\n", 'illegal header line: "Bad Header"'),
+    (b"GARBAGE\xff'\r\n\r\n", 'illegal request line: "GARBAGE\\xff\'"'),
+])
+def test_malformed_head_quotes_the_bytes_as_text(base_url: str, raw: bytes, words: str) -> None:
+    """h11's reason names the offending line as text, not as a Python ``bytearray(b'...')``."""
+    host, port = _address(base_url)
+    with socket.create_connection((host, port), timeout=60) as sock:
+        sock.sendall(raw)
+        answer = read_http_response(sock)
+    head, _, body = answer.partition(b"\r\n\r\n")
+    assert head.startswith(b"HTTP/1.1 400")
+    message = json.loads(body)["error"]["message"]
+    assert words in message and "bytearray" not in message and "b'" not in message
+
+
+@pytest.mark.parametrize("split", [False, True], ids=["one-read", "two-reads"])
+@pytest.mark.parametrize("extra", [-1, 0, 1, 50_000])
+def test_head_limit_is_the_same_however_the_bytes_arrive(base_url: str, split: bool, extra: int) -> None:
+    """A request head of exactly 16,384 bytes is served, one byte more is 431, whether it
+    arrives whole or in two writes (h11 alone measures only a head still incomplete)."""
+    host, port = _address(base_url)
+    prefix, suffix = b"GET /healthz HTTP/1.1\r\nHost: x\r\nX-Pad: ", b"\r\n\r\n"
+    pad = 16 * 1024 - len(prefix) - len(suffix) + extra
+    raw = prefix + b"a" * pad + suffix
+    assert len(raw) == 16 * 1024 + extra
+    with socket.create_connection((host, port), timeout=60) as sock:
+        if split:
+            sock.sendall(raw[: len(raw) // 2])
+            time.sleep(0.2)
+            sock.sendall(raw[len(raw) // 2:])
+        else:
+            sock.sendall(raw)
+        answer = read_http_response(sock)
+    if extra <= 0:
+        assert answer.startswith(b"HTTP/1.1 200"), answer[:200]
+    else:
+        assert answer.startswith(b"HTTP/1.1 431"), answer[:200]
+        assert b"16384" in answer
 
 
 # --- 422 unsupported_input ------------------------------------------------------------
