@@ -178,3 +178,17 @@ def test_cut_off_compare_spec_is_refused(corpus, spec: str, words: str) -> None:
     assert code == 2 and out == "" and words in err and len(err.strip().splitlines()) == 1, err
     code, out, err = _score(str(ref), "-i", str(hyp), "--compare", spec.split(":")[0] or "card")
     assert code == 0, err
+
+
+def test_add_k_other_than_one_in_compare_names_the_configuration_that_has_it(corpus) -> None:
+    """``-s add-k -sv 2 --compare``: the card (add-k is its method2 only with k = 1) cannot be
+    the headline, so it is refused in one line naming the spec that compares sacreBLEU's
+    add-k with k = 2; that spec runs and its row carries sacreBLEU's signature for k = 2."""
+    hyp, ref = corpus
+    code, out, err = _score(str(ref), "-i", str(hyp), "-s", "add-k", "-sv", "2", "--compare")
+    assert code == 2 and out == "" and len(err.strip().splitlines()) == 1
+    suggested = err.split("--compare ")[-1].strip()
+    assert suggested == "sacrebleu:smooth=add-k,value=2", err
+    code, out, err = _score(str(ref), "-i", str(hyp), "--compare", suggested)
+    assert code == 0, err
+    assert "smooth:add-k[2.00]|version:" in out

@@ -295,9 +295,14 @@ def _plan(args: argparse.Namespace) -> _Plan:
             raise _Refusal(f"--compare: {exc}") from None
     card_numbers = not plan.sacrebleu_output or compare or args.segments
     if card_numbers and smooth == "add-k" and value not in (None, 1.0):
+        where = (f"; to compare sacreBLEU's add-k with k = {value:g}, name it as a "
+                 f"configuration: --compare sacrebleu:smooth=add-k,value={value:g}"
+                 if compare else "; sacreBLEU's formats (-f json/text/latex, REF -i SYS) "
+                 "compute any k")
         raise _Refusal(f"-sv/--smooth-value={value:g}: add-k has a card equivalent (method2) "
-                       "only with k = 1; sacreBLEU's formats (-f json/text/latex, REF -i SYS) "
-                       "compute any k")
+                       "only with k = 1" + (" (the card's row and the headline in --compare "
+                                            f"cannot be add-k with k = {value:g})" if compare
+                                            else "") + where)
     if card_numbers and smooth == "floor" and value is not None and not 0 <= value <= 1:
         raise _Refusal(f"-sv/--smooth-value={value:g}: the card's floor takes an epsilon in "
                        "[0, 1]; sacreBLEU's formats (-f json/text/latex, REF -i SYS) take any")
