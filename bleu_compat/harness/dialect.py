@@ -32,7 +32,7 @@ from typing import Any, Callable, Protocol, Sequence
 
 __all__ = [
     "CatalogEntry", "Model", "Reproduction", "reproduce", "same_value", "differing_fields",
-    "card_bp", "card_corpus_bleu", "card_smoothing", "safe_log", "ERROR_FIELD",
+    "card_bp", "card_brevity", "card_corpus_bleu", "card_smoothing", "safe_log", "ERROR_FIELD",
 ]
 
 Request = dict[str, Any]
@@ -157,6 +157,32 @@ def card_bp(c: int, r: int) -> float:
     except OverflowError:
         return 0.0
     return math.exp(1 - ratio)
+
+
+def card_brevity(mode: str, request: Request, on: frozenset[str],
+                 cache: dict[Any, Any]) -> dict[str, Any]:
+    """bleu-brevity-penalty's output in card order, for a dialect in which no model changes it.
+
+    Args:
+        mode, on, cache: a dialect's ``evaluate`` arguments (unused: nothing changes the card).
+        request: a valid bleu-brevity-penalty request (``segments`` of ``candidate_length``
+            and ``reference_lengths``; optional ``decimals``).
+
+    Returns:
+        ``candidate_length`` c and ``reference_length`` r (sums, ints), each segment's closest
+        reference length (ties to the shorter), and :func:`card_bp` (c, r), rounded with
+        ``toFixed`` when ``decimals`` is given (SPEC.md §2).
+    """
+    from bleu_compat.harness.truth import closest_length, to_fixed
+
+    segments = request["segments"]
+    closest = [closest_length(s["candidate_length"], list(s["reference_lengths"])) for s in segments]
+    c = sum(s["candidate_length"] for s in segments)
+    r = sum(closest)
+    bp = card_bp(c, r)
+    decimals = request.get("decimals")
+    return {"candidate_length": c, "reference_length": r, "closest_reference_lengths": closest,
+            "brevity_penalty": float(bp) if decimals is None else to_fixed(float(bp), decimals)}
 
 
 def card_corpus_bleu(matches: Sequence[int], totals: Sequence[int], bp: float) -> float:

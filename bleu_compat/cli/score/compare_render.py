@@ -153,7 +153,6 @@ def configurations_text(names: list[str], results: list[Any], versions: dict[str
                         markdown: bool, resolved: Sequence[Any] = (), n_refs: int = 1) -> str:
     """The configurations compared (each number, implementation, settings in full, the options
     it could not take) and each pair's decomposition, per system."""
-    from bleu_compat.decompose import first_lines
 
     from bleu_compat.libraries import library_version
 

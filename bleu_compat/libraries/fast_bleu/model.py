@@ -36,7 +36,13 @@ import math
 from fractions import Fraction
 from typing import Any
 
-from bleu_compat.harness.dialect import card_bp, card_corpus_bleu, card_smoothed_bleu, card_smoothing
+from bleu_compat.harness.dialect import (
+    card_bp,
+    card_brevity,
+    card_corpus_bleu,
+    card_smoothed_bleu,
+    card_smoothing,
+)
 from bleu_compat.harness.truth import ngram_counts, to_fixed
 
 __all__ = ["evaluate", "fast_bleu_score", "pooled_statistics"]
@@ -175,21 +181,10 @@ def _smoothing(mode: str, request: Request, on: frozenset[str], cache: dict[Any,
             "orders_used": used, "smoothed_matches": sm, "smoothed_totals": st}
 
 
-def _brevity(mode: str, request: Request, on: frozenset[str], cache: dict[Any, Any]) -> dict[str, Any]:
-    from bleu_compat.harness.truth import closest_length
-
-    segments = request["segments"]
-    closest = [closest_length(s["candidate_length"], list(s["reference_lengths"])) for s in segments]
-    c = sum(s["candidate_length"] for s in segments)
-    r = sum(closest)
-    return {"candidate_length": c, "reference_length": r, "closest_reference_lengths": closest,
-            "brevity_penalty": card_bp(c, r)}
-
-
 _TOOLS = {
     "bleu-corpus-compute": _corpus,
     "bleu-smoothing-compute": _smoothing,
-    "bleu-brevity-penalty": _brevity,
+    "bleu-brevity-penalty": card_brevity,
 }
 
 

@@ -36,7 +36,7 @@ from __future__ import annotations
 import math
 import re
 from collections import Counter
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, Sequence
 
 from bleu_compat.harness.dialect import card_bp, card_smoothed_bleu, card_smoothing

@@ -45,7 +45,6 @@ is applied to the library's doubles with :func:`bleu_compat.rounding.to_fixed`;
 
 from __future__ import annotations
 
-import math
 from typing import Any, Sequence
 
 from bleu_compat.libraries import AdapterResult, NotRepresentable, dispatch, library_version

@@ -47,7 +47,7 @@ import sys
 import unicodedata
 from typing import Any, Sequence
 
-from bleu_compat.harness.dialect import card_bp, card_smoothing
+from bleu_compat.harness.dialect import card_bp, card_brevity, card_smoothing
 from bleu_compat.harness.truth import corpus_truth_stats, to_fixed
 
 __all__ = ["evaluate", "t2t_tokenize", "t2t_score", "float32"]
@@ -213,21 +213,10 @@ def _smoothing(mode: str, request: Request, on: frozenset[str], cache: dict[Any,
     }
 
 
-def _brevity(mode: str, request: Request, on: frozenset[str], cache: dict[Any, Any]) -> dict[str, Any]:
-    from bleu_compat.harness.truth import closest_length
-
-    segments = request["segments"]
-    closest = [closest_length(s["candidate_length"], list(s["reference_lengths"])) for s in segments]
-    c = sum(s["candidate_length"] for s in segments)
-    r = sum(closest)
-    return {"candidate_length": c, "reference_length": r, "closest_reference_lengths": closest,
-            "brevity_penalty": _round(card_bp(c, r), request.get("decimals"))}
-
-
 _TOOLS = {
     "bleu-corpus-compute": _corpus,
     "bleu-smoothing-compute": _smoothing,
-    "bleu-brevity-penalty": _brevity,
+    "bleu-brevity-penalty": card_brevity,
 }
 
 
