@@ -15,8 +15,11 @@ first orders); every configuration is then arithmetic on them, in its
 implementation's dialect model (:mod:`bleu_compat.decompose`'s states: the
 configuration's end state with the catalog entries verified on the release on).
 
-Not searched (said in the result's ``not_searched``): means of sentence scores
-(``sacrebleu-sentence-avg``: not a corpus BLEU), tokenizers that need what is not
+Means of sentence scores (``sacrebleu-sentence-avg``, the mean of ``sentence_bleu``) are
+searched per tokenizer × case × effective order at their built-in smoothing and max order
+(each segment's statistics through the dialect model: a model call per segment).
+Not searched (said in the result's ``not_searched``): other smoothings and orders of a
+sentence mean, tokenizers that need what is not
 here (a Java PTB tokenizer, NLTK's Punkt data, an uninstalled library's own
 tokenizer), the releases of sacreBLEU whose tokenizer differs from ours for that name
 (``intl`` before 2.0.0; no ``char`` before 1.4.14).
@@ -403,8 +406,18 @@ def search(hypothesis: str, references: Sequence[str], *,
             groups = _release_groups(lib)
             builtins = [b for b in lib.configurations if b.aggregation != "sentence-mean"]
             for b in lib.configurations:
-                if b.aggregation == "sentence-mean":
-                    not_searched.append(f"{b.name}: a mean of sentence scores, not a corpus BLEU")
+                if b.aggregation != "sentence-mean":
+                    continue
+                found, count = _sentence_means(dc, views[4], lib, b, groups,
+                                               (*TOKENIZERS, *lib.tokenizers), tokenizer_ok)
+                matches += found
+                searched += count
+                not_searched.append(
+                    f"{b.name} with a smoothing other than {b.smoothing} or a max order other "
+                    f"than {b.max_order} (a mean of sentence scores costs a model call per "
+                    "segment: searched per tokenizer, case and effective order only)"
+                    if getattr(lib.model_module(), "points", None) is not None else
+                    f"{b.name}: {lib.display_name}'s model gives no score per segment to average")
             grid: dict[str, Any] = {}
             for builtin in builtins:
                 for cfg in _candidates(lib, builtin, (*TOKENIZERS, *lib.tokenizers)):
@@ -451,6 +464,55 @@ def search(hypothesis: str, references: Sequence[str], *,
                                 m.config.tokenize, bool(m.config.lowercase)))
     return Search(hypothesis, tuple(references), tuple(_dedupe(matches)), searched, len(counted),
                   tuple(dict.fromkeys(not_searched)))
+
+
+def _sentence_means(dc: Any, view: Any, lib: Any, builtin: Any, groups: Any,
+                    tokenizers: Sequence[str], tokenizer_ok: Callable[[str, Any], bool]
+                    ) -> tuple[list[Match], int]:
+    """A sentence-mean built-in (``sacrebleu-sentence-avg``: the mean of sentence scores) on
+    each tokenizer x case x effective order, at its max order and smoothing: each segment's
+    statistics (counted once per tokenizer and case, as the corpus search counts them)
+    scored by the implementation's dialect model of its smoothing card, then averaged in
+    segment order as the implementation's users do (the model's ``points``: its own 0-100
+    score per segment). Returns the configurations found and how many were searched."""
+    found: list[Match] = []
+    count = 0
+    points = getattr(lib.model_module(), "points", None)
+    if points is None:  # the model gives no 0-100 score to average as the library's users do
+        return found, count
+    for cfg in _candidates(lib, builtin, tokenizers):
+        if (cfg.smoothing, cfg.smooth_value, cfg.max_order) != (
+                builtin.smoothing, builtin.smooth_value, builtin.max_order):
+            continue
+        if not tokenizer_ok(cfg.tokenize, lib):
+            continue
+        cfg = replace(cfg, name=_spec(cfg, builtin))
+        method, eps = cfg.card_smoothing
+        n = cfg.max_order
+        _, rows = view.get(cfg.stats_tokenize, cfg.lowercase, cfg.whitespace, cfg.chop)
+        for releases, on, _kinds in groups:
+            releases = _tokenizer_releases(lib, cfg.tokenize, releases)
+            if not releases and lib.verified:
+                continue
+            count += 1
+            scores: list[float] = []
+            for row in rows:
+                request = {"matches": list(row[:n]), "totals": list(row[n:2 * n]),
+                           "candidate_length": row[2 * n], "reference_length": row[2 * n + 1],
+                           "smoothing": method, "effective_order": cfg.effective_order}
+                if method == "method1" and cfg.smooth_value is not None:
+                    request["epsilon"] = eps
+                score = points(request, on)
+                if score is None:
+                    break
+                scores.append(score)
+            else:
+                if rows:  # the adapter's mean: sum() of the 0-100 scores / count, then / 100
+                    mean = float(sum(scores) / len(scores))
+                    found.append(Match(lib.display_name, releases, cfg,
+                                       mean / 100 if lib.native.scale == "0-100" else mean,
+                                       _differences(cfg, builtin)))
+    return found, count
 
 
 def _merge_releases(matches: list[Match], verified: dict[str, tuple[str, ...]]) -> list[Match]:

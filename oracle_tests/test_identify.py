@@ -120,6 +120,31 @@ def test_searched_values_are_the_libraries_numbers(wmt17, sig: str, real) -> Non
     assert newest and newest[0].bleu == want, (sig, [m.bleu for m in found], want)
 
 
+@pytest.mark.parametrize("tokenize, lowercase, eff", [
+    ("13a", False, True), ("13a", False, False), ("intl", True, True), ("char", False, True),
+])
+def test_a_mean_of_sentence_bleu_is_found(wmt17, tokenize: str, lowercase: bool, eff: bool) -> None:
+    """``sacrebleu-sentence-avg`` (the mean of ``sacrebleu.sentence_bleu``, what many papers
+    report) is searched: the mean computed here with sacreBLEU, printed with 2 decimals, is
+    identified as that configuration (on 2.x), and as no sentence mean of another effective
+    order, case or tokenizer unless that one rounds the same."""
+    from sacrebleu.metrics import BLEU
+
+    metric = BLEU(tokenize=tokenize, lowercase=lowercase, effective_order=eff)
+    scores = [metric.sentence_score(h, [r]).score for h, r in zip(_lines(SYS), _lines(REF))]
+    mean = sum(scores) / len(scores)
+    printed = f"{mean:.2f}"
+    rows = [m for m in wmt17.matching(printed).matches
+            if m.config.aggregation == "sentence-mean" and "2.6.0" in m.releases]
+    assert rows, printed
+    assert any((m.config.tokenize, bool(m.config.lowercase), m.config.effective_order)
+               == (tokenize, lowercase, eff) for m in rows)
+    for m in rows:  # every row listed is a sentence mean that rounds to the printed number
+        assert f"{m.points:.2f}" == printed
+        assert abs(m.points - mean) < 1e-9 or (m.config.tokenize, bool(m.config.lowercase),
+                                               m.config.effective_order) != (tokenize, lowercase, eff)
+
+
 def _tiny(tmp_path: Path) -> tuple[str, str]:
     ref, hyp = tmp_path / "ref.txt", tmp_path / "hyp.txt"
     ref.write_text("the cat sat on a mat\nhello world\n", encoding="utf-8")

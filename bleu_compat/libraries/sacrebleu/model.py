@@ -55,7 +55,7 @@ from bleu_compat.harness.dialect import (
 )
 from bleu_compat.harness.truth import closest_length, ngram_counts, to_fixed
 
-__all__ = ["evaluate", "own_smoothing"]
+__all__ = ["points", "evaluate", "own_smoothing"]
 
 Request = dict[str, Any]
 
@@ -231,6 +231,25 @@ def _leading_positive(totals: list[Any]) -> int:
     return k
 
 
+#: the key under which :func:`_smoothing` leaves sacreBLEU's own score (0-100) in ``cache``
+_POINTS = "sacrebleu-score-points"
+
+
+def points(request: Request, on: frozenset[str]) -> float | None:
+    """sacreBLEU's own ``score`` (0–100, before the adapter's ``/ 100``) for a valid
+    bleu-smoothing-compute ``request`` in the dialect of the entries ``on``: what
+    ``BLEU.sentence_score(hyp, refs).score`` is for a segment with these statistics
+    (``compute_bleu`` on them). None where the model computes in the card's order (no
+    SACREBLEU-FLOAT-ORDER-SMOOTHING: no release verified so).
+
+    Used by ``bleu-compat identify`` for a mean of sentence scores, which sacreBLEU users
+    take over the 0–100 scores (``bleu / 100 * 100`` is not always the score).
+    """
+    cache: dict[Any, Any] = {}
+    _smoothing("as_called", request, on, cache)
+    return cache.get(_POINTS)
+
+
 def _smoothing(mode: str, request: Request, on: frozenset[str], cache: dict[Any, Any]) -> dict[str, Any]:
     matches, totals = list(request["matches"]), list(request["totals"])
     n_orders = len(matches)
@@ -246,6 +265,7 @@ def _smoothing(mode: str, request: Request, on: frozenset[str], cache: dict[Any,
 
     if NO_MATCH in on and not any(matches):
         # compute_bleu returns BLEUScore(0.0, correct, total, ...) before the loop (#141)
+        cache[_POINTS] = 0.0
         used = _leading_positive(totals) if effective_order else n_orders
         return {"bleu": _round(0.0, decimals), "brevity_penalty": _round(bp, decimals),
                 "orders_used": used, "smoothed_matches": matches, "smoothed_totals": totals}
@@ -290,6 +310,7 @@ def _smoothing(mode: str, request: Request, on: frozenset[str], cache: dict[Any,
                     precisions[n] = 100. * matches[n] / st[n]
             eff = used if effective_order else n_orders
             score = _sacrebleu_score(precisions, bp, eff) if eff > 0 else 0.0
+        cache[_POINTS] = score
         bleu = score / 100
     else:
         bleu = card_smoothed_bleu(request, sm, st, used, bp)
