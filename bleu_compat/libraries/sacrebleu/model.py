@@ -129,6 +129,7 @@ def corpus_statistics(request: Request, split: bool, pad: bool, cache: dict[Any,
 
     matches, totals = [0] * n_orders, [0] * n_orders
     c = r = 0
+    segments: dict[Any, tuple[list[int], list[int]]] = cache.setdefault("sacrebleu-segments", {})
     for hyp, refs in zip(request["hypotheses"], request["references"]):
         h = tok(hyp)
         raw_refs = [list(ref) for ref in refs]
@@ -142,17 +143,33 @@ def corpus_statistics(request: Request, split: bool, pad: bool, cache: dict[Any,
         rs = [tok(ref) for ref in raw_refs]
         c += len(h)
         r += closest_length(len(h), [len(x) for x in rs])
-        for n in range(1, n_orders + 1):
-            counts = ngram_counts(h, n)
-            best: dict[tuple[str, ...], int] = {}
-            for ref in rs:
-                for g, k in ngram_counts(ref, n).items():
-                    if k > best.get(g, 0):
-                        best[g] = k
-            matches[n - 1] += sum(min(k, best.get(g, 0)) for g, k in counts.items())
-            totals[n - 1] += sum(counts.values())
+        # a segment's counts depend only on its tokens and non-empty references (an empty one
+        # holds no n-gram): the variants (split, pad, drop) that leave those as they are share
+        # them, counted once rather than once per variant
+        segment = (tuple(h), tuple(tuple(x) for x in rs if x))
+        seen = segments.get(segment)
+        if seen is None:
+            seen = segments[segment] = _segment_counts(h, rs, n_orders)
+        for n in range(n_orders):
+            matches[n] += seen[0][n]
+            totals[n] += seen[1][n]
     cache[key] = (matches, totals, c, r)
     return cache[key]
+
+
+def _segment_counts(h: list[str], rs: list[list[str]], n_orders: int) -> tuple[list[int], list[int]]:
+    """One segment's clipped matches and totals per order (the truth's primitives)."""
+    matches, totals = [0] * n_orders, [0] * n_orders
+    for n in range(1, n_orders + 1):
+        counts = ngram_counts(h, n)
+        best: dict[tuple[str, ...], int] = {}
+        for ref in rs:
+            for g, k in ngram_counts(ref, n).items():
+                if k > best.get(g, 0):
+                    best[g] = k
+        matches[n - 1] = sum(min(k, best.get(g, 0)) for g, k in counts.items())
+        totals[n - 1] = sum(counts.values())
+    return matches, totals
 
 
 def _sacrebleu_score(precisions: list[float], bp: float, eff_order: int) -> float:
