@@ -97,6 +97,41 @@ class TestInput:
         assert code == 2 and "given twice as a system" in err
 
 
+class TestRepeatedOwnOptions:
+    """bleu-compat's own options given twice never drop the first silently."""
+
+    @staticmethod
+    def _configurations(out: str) -> list[str]:
+        table = out.split("  configuration ", 1)[1].split("\n\n", 1)[0].splitlines()[1:]
+        return [row.split()[0] for row in table if not row.split()[0].endswith(":")]
+
+    @pytest.mark.parametrize("argv, expected", [
+        (["--compare", "card", "--compare", "nltk:lc"], ["card", "nltk:lc"]),
+        (["--compare", "nltk", "nltk"], ["nltk"]),
+        (["--compare", "--compare", "nltk:lc"], ["sacrebleu", "nltk", "card", "nltk:lc"]),
+        (["--compare", "nltk", "--config", "card", "--config", "nltk"], ["nltk", "card"]),
+    ])
+    def test_every_compare_adds(self, capsys, argv: list[str], expected: list[str]) -> None:
+        """Each --compare adds its configurations (an empty one the default set); a
+        configuration named twice is compared once."""
+        code, out, err = _run(capsys, "score", REF, "-i", SYS, *argv)
+        assert code == 0, err
+        assert self._configurations(out) == expected
+
+    @pytest.mark.parametrize("flag, values", [
+        ("--max-order", ("3", "2")), ("--html", ("a.html", "b.html")),
+        ("--segments", ("a.jsonl", "b.jsonl")), ("--cluster", ("local:1", "local:2")),
+    ])
+    def test_a_one_value_option_given_twice_is_refused(self, capsys, tmp_path: Path, flag: str,
+                                                       values: tuple[str, str]) -> None:
+        extra = ["--compare"] if flag == "--html" else []
+        first, second = (str(tmp_path / v) if "." in v and ":" not in v else v for v in values)
+        code, out, err = _run(capsys, "score", REF, "-i", SYS, *extra, flag, first, flag, second)
+        assert code == 2 and out == "" and err.count("\n") == 1
+        assert f"{flag} given twice" in err
+        assert not any(tmp_path.iterdir())  # nothing written
+
+
 class TestWidthAndUsageErrors:
     def test_width_17_as_sacrebleu(self, capsys) -> None:
         """`-w 17` is accepted (sacreBLEU's width is any int Python's format takes): the digits

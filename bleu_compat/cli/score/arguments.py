@@ -64,7 +64,7 @@ def _compare_help() -> str:
         "and the input lines behind each cause; then each library compared, and those always "
         "compared, on the card's tokens (tokenize='none', no smoothing) with the catalog "
         "entries explaining every difference. A number no model reproduces is UNEXPECTED "
-        "(exit 1). " + config_syntax()
+        "(exit 1). Each --compare adds its configurations (--config adds one). " + config_syntax()
     )
 
 
@@ -129,6 +129,31 @@ class _InputAction(argparse.Action):
                          f"(-i A B), as sacreBLEU reads it (sacreBLEU would keep only the last "
                          f"-i and drop the others)")
         setattr(namespace, self.dest, list(values))
+
+
+class _OnceAction(argparse.Action):
+    """An option of bleu-compat's own (not sacreBLEU's) that takes one value: given twice, the
+    first would be dropped without a word, so a second is a usage error."""
+
+    def __call__(self, parser: argparse.ArgumentParser, namespace: argparse.Namespace,
+                 values: Any, option_string: str | None = None) -> None:
+        if getattr(namespace, self.dest, None) is not None:
+            parser.error(f"{option_string} given twice: give it once")
+        setattr(namespace, self.dest, values)
+
+
+#: what a ``--compare`` given without configurations stands for in ``args.compare``
+COMPARE_DEFAULTS = "@defaults"
+
+
+class _CompareAction(argparse.Action):
+    """``--compare [CONFIG ...]``: every occurrence adds its configurations (one given without
+    any adds the default set), so a second ``--compare`` never drops the first one's."""
+
+    def __call__(self, parser: argparse.ArgumentParser, namespace: argparse.Namespace,
+                 values: Any, option_string: str | None = None) -> None:
+        given = list(getattr(namespace, self.dest, None) or ())
+        setattr(namespace, self.dest, given + (list(values) or [COMPARE_DEFAULTS]))
 
 
 class _WidthAction(argparse.Action):
@@ -210,6 +235,7 @@ def build(subparsers: Any) -> argparse.ArgumentParser:
                    "system; several keep their table), the `HYP REF` form one per line (the "
                    "signature then goes to standard error)")
     p.add_argument("--max-order", type=whole_number(1, MAX_ORDER), default=None, metavar="N",
+                   action=_OnceAction,
                    help=f"largest n-gram order, 1 to {MAX_ORDER} (default 4; not a sacreBLEU "
                    "option: the signature then says order:N); with --compare, every "
                    "configuration's")
@@ -256,7 +282,7 @@ def build(subparsers: Any) -> argparse.ArgumentParser:
             kwargs["nargs"] = "+"
         p.add_argument(*flags, **kwargs)
     p.add_argument(
-        "--compare", nargs="*", metavar="CONFIG", default=None,
+        "--compare", nargs="*", metavar="CONFIG", default=None, action=_CompareAction,
         help=_COMPARE_HELP,
     )
     p.add_argument(
@@ -275,13 +301,13 @@ def build(subparsers: Any) -> argparse.ArgumentParser:
     p.add_argument("--config", action="append", metavar="CONFIG", default=None,
                    help="one more configuration for --compare (implies --compare); syntax as --compare's")
     p.add_argument(
-        "--html", metavar="FILE",
+        "--html", metavar="FILE", action=_OnceAction,
         help="with --compare: also write the comparison as one self-contained HTML page "
         "(charts drawn offline; needs matplotlib: the html extra, pip install '.[html]' in "
         "bleu-compat's directory)",
     )
     p.add_argument(
-        "--segments", metavar="FILE.jsonl",
+        "--segments", metavar="FILE.jsonl", action=_OnceAction,
         help=(
             "write one JSON object per segment and system (JSON Lines): system, segment "
             "(0-based), line (1-based), matches, totals, hyp_len, ref_len (closest), "
@@ -295,7 +321,7 @@ def build(subparsers: Any) -> argparse.ArgumentParser:
     )
     # issue 16: sharded corpora on Dask (bleu_compat.cli.score.cluster)
     p.add_argument(
-        "--cluster", metavar="ADDRESS", default=None,
+        "--cluster", metavar="ADDRESS", default=None, action=_OnceAction,
         help="HYP and REF are globs of aligned shards, one Dask task per shard, statistics "
         "summed: local[:N] (a LocalCluster of N worker processes) or a scheduler address "
         "(tcp://HOST:8786); needs Dask: the dask extra, pip install '.[dask]' in bleu-compat's "

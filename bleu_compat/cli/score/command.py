@@ -234,7 +234,12 @@ def _plan(args: argparse.Namespace) -> _Plan:
     if args.compare is not None or args.config:
         from bleu_compat.decompose import DEFAULT_COMPARE, parse_config
 
-        configs = list(args.compare or DEFAULT_COMPARE) + list(args.config or ())
+        from bleu_compat.cli.score.arguments import COMPARE_DEFAULTS
+
+        named = [spec for c in (args.compare or [COMPARE_DEFAULTS])
+                 for spec in (DEFAULT_COMPARE if c == COMPARE_DEFAULTS else (c,))]
+        # every --compare and --config adds; a configuration named twice is compared once
+        configs = list(dict.fromkeys(named + list(args.config or ())))
 
         for spec in configs:
             try:
