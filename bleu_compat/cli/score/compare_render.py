@@ -9,7 +9,9 @@ from bleu_compat.cli.score.markdown_output import markdown_table
 from bleu_compat.cli.score.text_output import aligned
 from bleu_compat.rounding import js_number_str, to_fixed_str
 
-__all__ = ["display", "compare_text", "configurations_text", "fmt_points"]
+__all__ = ["display", "compare_text", "configurations_text", "fmt_points", "parity_rows",
+           "parity_title", "configuration_rows", "pair_head", "ranked_causes",
+           "decomposition_parts", "CONFIGURATIONS_TITLE"]
 
 
 def display(name: str) -> str:
@@ -81,43 +83,51 @@ def _difference_lines(lib: Any, card_score: float) -> list[str]:
     return lines
 
 
-def compare_text(comparisons: Sequence[Any], versions: dict[str, str], markdown: bool) -> str:
+def parity_rows(c: Any) -> tuple[list[list[str]], list[str]]:
+    """One system's parity table (header first) and the notes under it, as the text prints them
+    (the page shows the same rows)."""
+    rows = [["", "BLEU", "diff (points)", "ULPs", "verdict"],
+            ["bleu-compat (card)", js_number_str(c.card_score), "", "", ""]]
+    notes: list[str] = []
+    for lib in c.libraries:
+        label = f"{display(lib.library)} {lib.version}"
+        if lib.score is None:
+            rows.append([label, "-", "", "", "UNEXPECTED" if lib.unexpected else "explained"])
+        else:
+            bleu_diff = next((d for d in lib.differences if d.field == "bleu"), None)
+            ulps = bleu_diff.ulps if bleu_diff is not None else 0
+            verdict = (
+                "identical" if not lib.differences
+                else "UNEXPECTED" if lib.unexpected else "explained"
+            )
+            rows.append([
+                label, js_number_str(lib.score), fmt_points(lib.score - c.card_score),
+                _ulps_str(ulps), verdict,
+            ])
+            if bleu_diff is None and lib.score != c.card_score:
+                notes.append(
+                    f"{display(lib.library)}: the same double as the "
+                    "card on the 0-1 scale; the 0-100 values differ only by the rounding "
+                    "of the card's x 100 against the library's own percentage"
+                )
+        notes += _difference_lines(lib, c.card_score)
+    return rows, notes
+
+
+def parity_title(versions: dict[str, str]) -> str:
+    """The parity section's title (the libraries and their releases)."""
     libs = ", ".join(f"{display(k)} {v}" for k, v in versions.items())
-    out = [
-        "",
-        ("## " if markdown else "")
-        + f"Parity on the same tokens, libraries as users call them ({libs}); "
-        "card = bleu-compat; BLEU and points on the 0-100 scale, ULPs on the card's 0-1 scale "
-        "(shown only when the difference is one of arithmetic)",
-    ]
+    return (f"Parity on the same tokens, libraries as users call them ({libs}); "
+            "card = bleu-compat; BLEU and points on the 0-100 scale, ULPs on the card's 0-1 scale "
+            "(shown only when the difference is one of arithmetic)")
+
+
+def compare_text(comparisons: Sequence[Any], versions: dict[str, str], markdown: bool) -> str:
+    out = ["", ("## " if markdown else "") + parity_title(versions)]
     for c in comparisons:
         out.append("")
         out.append(f"### {c.system}" if markdown else c.system)
-        rows = [["", "BLEU", "diff (points)", "ULPs", "verdict"],
-                ["bleu-compat (card)", js_number_str(c.card_score), "", "", ""]]
-        notes: list[str] = []
-        for lib in c.libraries:
-            label = f"{display(lib.library)} {lib.version}"
-            if lib.score is None:
-                rows.append([label, "-", "", "", "UNEXPECTED" if lib.unexpected else "explained"])
-            else:
-                bleu_diff = next((d for d in lib.differences if d.field == "bleu"), None)
-                ulps = bleu_diff.ulps if bleu_diff is not None else 0
-                verdict = (
-                    "identical" if not lib.differences
-                    else "UNEXPECTED" if lib.unexpected else "explained"
-                )
-                rows.append([
-                    label, js_number_str(lib.score), fmt_points(lib.score - c.card_score),
-                    _ulps_str(ulps), verdict,
-                ])
-                if bleu_diff is None and lib.score != c.card_score:
-                    notes.append(
-                        f"{display(lib.library)}: the same double as the "
-                        "card on the 0-1 scale; the 0-100 values differ only by the rounding "
-                        "of the card's x 100 against the library's own percentage"
-                    )
-            notes += _difference_lines(lib, c.card_score)
+        rows, notes = parity_rows(c)
         if markdown:
             out.append(markdown_table(rows))
             out += [f"- {n}" for n in notes]
@@ -149,11 +159,17 @@ def _reference_implementation() -> str:
     return BUILTIN[DEFAULT_COMPARE[0]].implementation
 
 
-def configurations_text(names: list[str], results: list[Any], versions: dict[str, str],
-                        markdown: bool, resolved: Sequence[Any] = (), n_refs: int = 1) -> str:
-    """The configurations compared (each number, implementation, settings in full, the options
-    it could not take) and each pair's decomposition, per system."""
+CONFIGURATIONS_TITLE = ("The configurations compared (BLEU, 0-100 scale; each number is the "
+                        "implementation's own; the options given apply to every configuration "
+                        "that can have them, docs/score.md)")
 
+
+def configuration_rows(res: Any, versions: dict[str, str], resolved: Sequence[Any] = (),
+                       n_refs: int = 1) -> tuple[list[list[str]], list[str], list[str]]:
+    """One system's configurations table (header first; the "not applied" column only when
+    some option was not applied) and the sentences under it (each configuration in its
+    implementation's own words, the options it could not take) and the UNEXPECTED token
+    mismatches, as the text prints them (the page shows the same)."""
     from bleu_compat.libraries import library_version
 
     def impl(name: str, release: str = "") -> str:
@@ -163,44 +179,56 @@ def configurations_text(names: list[str], results: list[Any], versions: dict[str
         version = release or versions.get(name) or library_version(name) or ""
         return f"{display(name)} {version}".strip()
 
-    bullet = "- " if markdown else "  "
-    out = ["", ("## " if markdown else "")
-           + "The configurations compared (BLEU, 0-100 scale; each number is the "
-           "implementation's own; the options given apply to every configuration that can "
-           "have them, docs/score.md)"]
     by_name = {r.config.name: r for r in resolved}
+    rows = [["configuration", "BLEU", "implementation", "settings", "not applied"]]
+    words: list[str] = []
+    for run in res.runs:
+        r = by_name.get(run.config.name)
+        missing = ", ".join(flag for flag, _ in r.not_applied) if r is not None else ""
+        rows.append([run.config.name, _points(run.points),
+                     impl(run.config.implementation, run.config.release),
+                     run.config.signature(), missing or "-"])
+        own = own_words(run.config, n_refs)
+        if own:
+            words.append(f"{run.config.name}: {own}")
+        if r is not None:
+            words += [f"{run.config.name}: {flag} not applied: {why}"
+                      for flag, why in r.not_applied]
+            words += [f"{run.config.name}: {flag} not applied: the configuration sets "
+                      f"{key}= itself" for flag, key in r.kept]
+    if all(row[4] == "-" for row in rows[1:]):  # every option given was applied everywhere
+        rows = [row[:4] for row in rows]
+    # issue 20: the library's tokens
+    mismatches = [f"UNEXPECTED {m.message()}" for m in getattr(res, "token_mismatches", ())]
+    return rows, words, mismatches
+
+
+def pair_head(d: Any, res: Any) -> str:
+    """``"sacrebleu -> nltk: 28.301225 -> 23.383356, -4.917869 points"``."""
+    a = next(r for r in res.runs if r.config.name == d.frm)
+    b = next(r for r in res.runs if r.config.name == d.to)
+    return (f"{d.frm} -> {d.to}: {_points(a.points)} -> {_points(b.points)}, "
+            f"{fmt_points(float(100 * d.difference))} points")
+
+
+def configurations_text(names: list[str], results: list[Any], versions: dict[str, str],
+                        markdown: bool, resolved: Sequence[Any] = (), n_refs: int = 1) -> str:
+    """The configurations compared (each number, implementation, settings in full, the options
+    it could not take) and each pair's decomposition, per system."""
+    bullet = "- " if markdown else "  "
+    out = ["", ("## " if markdown else "") + CONFIGURATIONS_TITLE]
     for name, res in zip(names, results):
         out.append("")
         out.append(f"### {name}" if markdown else name)
-        rows = [["configuration", "BLEU", "implementation", "settings", "not applied"]]
-        words: list[str] = []
-        for run in res.runs:
-            r = by_name.get(run.config.name)
-            missing = ", ".join(flag for flag, _ in r.not_applied) if r is not None else ""
-            rows.append([run.config.name, _points(run.points),
-                         impl(run.config.implementation, run.config.release),
-                         run.config.signature(), missing or "-"])
-            own = own_words(run.config, n_refs)
-            if own:
-                words.append(f"{run.config.name}: {own}")
-            if r is not None:
-                words += [f"{run.config.name}: {flag} not applied: {why}"
-                          for flag, why in r.not_applied]
-                words += [f"{run.config.name}: {flag} not applied: the configuration sets "
-                          f"{key}= itself" for flag, key in r.kept]
-        if all(row[4] == "-" for row in rows[1:]):  # every option given was applied everywhere
-            rows = [row[:4] for row in rows]
+        rows, words, mismatches = configuration_rows(res, versions, resolved, n_refs)
         out.append(markdown_table(rows) if markdown else
                    "\n".join("  " + line for line in aligned(rows, (0, 2, 3, 4)).splitlines()))
         out += [bullet + w for w in words]
-        for mismatch in getattr(res, "token_mismatches", ()):  # issue 20: the library's tokens
-            out.append(("- " if markdown else "") + f"UNEXPECTED {mismatch.message()}")
+        out += [("- " if markdown else "") + m for m in mismatches]
         for d in res.decompositions:
             a = next(r for r in res.runs if r.config.name == d.frm)
-            b = next(r for r in res.runs if r.config.name == d.to)
+            head = pair_head(d, res)
             out.append("")
-            head = (f"{d.frm} -> {d.to}: {_points(a.points)} -> {_points(b.points)}, "
-                    f"{fmt_points(float(100 * d.difference))} points")
             if d.unexpected:
                 out.append(f"UNEXPECTED {head}: {d.unexpected}")
                 continue
@@ -232,27 +260,10 @@ def _ranked_lines(effects: Sequence[tuple[int, Fraction]], limit: int) -> str:
     return shown + more
 
 
-def decomposition_lines(d: Any, start: str, markdown: bool, head: str) -> list[str]:
-    """One pair's decomposition in text (issue 23, item 4).
-
-    The causes sorted by the size of their Shapley value (by the size of their step
-    when there are no Shapley values); those whose step and Shapley value are both
-    below :data:`FOLD_BELOW_POINTS` folded into one line with the factors that move the
-    score in no combination; the chain of steps in its order; a sentence for each cause
-    whose step and Shapley value disagree in sign, and each pair they rank differently
-    (the interaction behind it); the lines behind each cause ranked by how much each
-    moves the score alone, the top ones first.
-    """
-    from bleu_compat.decompose import FIRST_LINES
-
-    bullet = "- " if markdown else "  "
-    out: list[str] = []
-    if not d.causes:
-        out.append(f"{head}: the same number, nothing to decompose")
-        if d.inert:
-            out.append(bullet + "differ but move the score in no combination of the factors "
-                       "(steps and Shapley values exactly 0): " + ", ".join(d.inert))
-        return out
+def ranked_causes(d: Any) -> tuple[list[Any], list[Any]]:
+    """``(shown, folded)``: a pair's causes sorted by the size of their Shapley value (by
+    the size of their step when there are none; ties in chain order), split into those shown
+    and those whose step and Shapley value are both below :data:`FOLD_BELOW_POINTS`."""
     order = {id(c): k for k, c in enumerate(d.causes, 1)}
 
     def size(c: Any) -> Fraction:
@@ -261,48 +272,95 @@ def decomposition_lines(d: Any, start: str, markdown: bool, head: str) -> list[s
     ranked = sorted(d.causes, key=lambda c: (-size(c), order[id(c)]))
     shown = [c for c in ranked if abs(float(100 * c.contribution)) >= FOLD_BELOW_POINTS
              or (c.shapley is not None and abs(float(100 * c.shapley)) >= FOLD_BELOW_POINTS)]
-    folded = [c for c in ranked if c not in shown]
+    return shown, [c for c in ranked if c not in shown]
+
+
+def decomposition_parts(d: Any, start: str, head: str) -> dict[str, Any]:
+    """One pair's decomposition as the text and the page show it (issue 23, item 4).
+
+    The causes sorted by the size of their Shapley value (by the size of their step
+    when there are no Shapley values); those whose step and Shapley value are both
+    below :data:`FOLD_BELOW_POINTS` folded into one sentence with the factors that move the
+    score in no combination; the chain of steps in its order; a sentence for each cause
+    whose step and Shapley value disagree in sign, and each pair they rank differently
+    (the interaction behind it); the lines behind each cause ranked by how much each
+    moves the score alone, the top ones first.
+
+    Returns a dict: ``intro`` (the heading sentence), ``rows`` (the ranked table,
+    header first; ``None`` when there is no cause), ``empty`` (the sentence instead of
+    an empty table, or None), ``folded``, ``chain`` (sentences or None), ``notes``
+    (the Shapley note and the disagreement sentences) and ``lines`` (the lines-behind
+    sentences), every sentence exactly as the text prints it after its bullet.
+    """
+    from bleu_compat.decompose import FIRST_LINES
+
+    parts: dict[str, Any] = {"intro": head, "rows": None, "empty": None, "folded": None,
+                             "chain": None, "notes": [], "lines": []}
+    if not d.causes:
+        parts["intro"] = f"{head}: the same number, nothing to decompose"
+        if d.inert:
+            parts["folded"] = ("differ but move the score in no combination of the factors "
+                               "(steps and Shapley values exactly 0): " + ", ".join(d.inert))
+        return parts
+    order = {id(c): k for k, c in enumerate(d.causes, 1)}
+    shown, folded = ranked_causes(d)
     by = "Shapley value" if any(c.shapley is not None for c in d.causes) else "step"
-    out.append(head + f"; the causes by the size of their {by} (the Shapley value: the "
-               "factor's average share over every order of the steps; the step: its effect "
-               "at its place in the chain below):")
+    parts["intro"] = (head + f"; the causes by the size of their {by} (the Shapley value: the "
+                      "factor's average share over every order of the steps; the step: its "
+                      "effect at its place in the chain below):")
     rows = [["cause", "change", "Shapley (points)", "step (points)", "step no."]]
     for c in shown:
         rows.append([c.cause, c.change, "-" if c.shapley is None else _pts(c.shapley),
                      _pts(c.contribution), str(order[id(c)])])
     if shown:
-        out.append(markdown_table(rows) if markdown else
-                   "\n".join("  " + line for line in aligned(rows, (0, 1)).splitlines()))
+        parts["rows"] = rows
     else:
-        out.append(bullet + "no cause moves the score by 1e-9 points or more")
+        parts["empty"] = "no cause moves the score by 1e-9 points or more"
     if folded or d.inert:
-        parts = []
+        said = []
         if folded:
-            parts.append("below 1e-9 points (step and Shapley value; every "
-                         "exact value in -f json): " + ", ".join(
-                             f"{c.cause} (step {_pts(c.contribution)}, Shapley "
-                             f"{'-' if c.shapley is None else _pts(c.shapley)})" for c in folded))
+            said.append("below 1e-9 points (step and Shapley value; every "
+                        "exact value in -f json): " + ", ".join(
+                            f"{c.cause} (step {_pts(c.contribution)}, Shapley "
+                            f"{'-' if c.shapley is None else _pts(c.shapley)})" for c in folded))
         if d.inert:
-            parts.append("moving the score in no combination of the factors (exactly 0): "
-                         + ", ".join(d.inert))
-        out.append(bullet + "folded: " + "; ".join(parts))
+            said.append("moving the score in no combination of the factors (exactly 0): "
+                        + ", ".join(d.inert))
+        parts["folded"] = "folded: " + "; ".join(said)
     chain = " -> ".join(f"{c.cause} -> {_points(100 * c.end)}" for c in d.causes)
     total = sum((c.contribution for c in d.causes), start=Fraction(0))
-    out.append(bullet + f"the chain, one factor at a time: {start} -> {chain}; the steps add up "
-               f"to {_pts(total)} points exactly (rational sum of the steps = {d.to} - {d.frm}: "
-               f"{'yes' if total == d.difference else 'NO'})")
+    parts["chain"] = (f"the chain, one factor at a time: {start} -> {chain}; the steps add up "
+                      f"to {_pts(total)} points exactly (rational sum of the steps = {d.to} - "
+                      f"{d.frm}: {'yes' if total == d.difference else 'NO'})")
     if d.shapley_note:
-        out.append(bullet + d.shapley_note)
-    out += [bullet + sentence for sentence in _disagreements(shown)]
+        parts["notes"].append(d.shapley_note)
+    parts["notes"] += _disagreements(shown)
     for c in shown:
         if c.lines_note:
-            out.append(bullet + _lines_sentence(c.cause, c.lines_note, c.lines, c.line_effects,
-                                                FIRST_LINES))
+            parts["lines"].append(_lines_sentence(c.cause, c.lines_note, c.lines,
+                                                  c.line_effects, FIRST_LINES))
         for note, lines in c.lines_other.items():
-            out.append(bullet + _lines_sentence(c.cause, note, lines,
-                                                c.other_effects.get(note, ()), FIRST_LINES)
-                       + " (evaluated at the other end)")
-    return out
+            parts["lines"].append(_lines_sentence(c.cause, note, lines,
+                                                  c.other_effects.get(note, ()), FIRST_LINES)
+                                  + " (evaluated at the other end)")
+    return parts
+
+
+def decomposition_lines(d: Any, start: str, markdown: bool, head: str) -> list[str]:
+    """One pair's decomposition in text: :func:`decomposition_parts`, one line each."""
+    bullet = "- " if markdown else "  "
+    p = decomposition_parts(d, start, head)
+    out = [p["intro"]]
+    if p["rows"] is not None:
+        out.append(markdown_table(p["rows"]) if markdown else
+                   "\n".join("  " + line for line in aligned(p["rows"], (0, 1)).splitlines()))
+    if p["empty"]:
+        out.append(bullet + p["empty"])
+    if p["folded"]:
+        out.append(bullet + p["folded"])
+    if p["chain"]:
+        out.append(bullet + p["chain"])
+    return out + [bullet + s for s in p["notes"] + p["lines"]]
 
 
 def _lines_sentence(cause: str, note: str, lines: Sequence[int],
