@@ -97,6 +97,9 @@ pre{background:#f6f6f6;padding:.5em;overflow-x:auto;font-size:.8em;max-height:24
 figure.chart{margin:1em 0}figure.chart svg{max-width:100%;height:auto}
 figcaption{font-size:.8em;color:#555}.scroll{overflow-x:auto;max-width:100%}
 .case{border-left:4px solid #d62728;padding-left:1em;margin:1em 0}
+h3{font-size:1.05em;margin-top:1.6em}li{margin:.25em 0;font-size:.9em}
+.report{font-size:1.1em}.headline{font-size:1.3em}.warning{color:#b35900;font-weight:bold}
+ul.folded li{color:#555}ul.notes li{color:#8a4b00}
 """
 
 
@@ -338,128 +341,266 @@ def _short(v: Any) -> str:
 
 # --- score --compare --html ---------------------------------------------------------
 
+#: a bar shorter than this share of its axis would be a sliver: it gets a marker instead
+TINY_SHARE = 0.01
+_UP, _DOWN, _FLAT = "#4c9a2a", "#d62728", "#777777"
 
-def waterfall_svg(start_label: str, start: float, causes: Sequence[dict[str, Any]], end_label: str) -> str:
-    """A waterfall chart (inline SVG): ``start``, each cause's contribution, the end value.
+
+def _wrap(name: str) -> str:
+    return name.replace(" / ", " /\n")
+
+
+def waterfall_svg(start_label: str, start: float, steps: Sequence[dict[str, Any]], end_label: str,
+                  end: float, start_value: str = "", end_value: str = "") -> str:
+    """A waterfall chart (inline SVG): ``start``, each step of the chain, the end value.
 
     Args:
-        start_label, end_label: names of the two scores (e.g. ``"bleu-compat"``, ``"NLTK"``).
-        start: the first score (0–100 scale); causes: ``{"cause", "contribution"}`` in
-            order, contributions in points that add up to end − start.
+        start_label, end_label: the two configurations' names; start, end: their numbers
+            (0–100 scale); start_value, end_value: those numbers as the text prints them.
+        steps: ``{"cause", "after", "contribution", "label"}`` in chain order: the score
+            after the step and the step (points, 0–100), ``label`` the step as the text
+            prints it.
+
+    The axis spans the levels the chain passes through (not 0–100): each step's bar is
+    drawn to scale and labelled with its value; a step shorter than :data:`TINY_SHARE`
+    of the axis (a floating-point order, +0) is a triangle (up or down) or a dot (0) at
+    its level with its value beside it, never an invisible sliver.
     """
     plt = _pyplot()
-    labels = [start_label] + [c["cause"] for c in causes] + [end_label]
-    fig, ax = plt.subplots(figsize=(max(5, 1.1 * len(labels)), 3.2))
+    levels = [start] + [x["after"] for x in steps] + [end]
+    lo, hi = min(levels), max(levels)
+    span = hi - lo
+    pad = max(0.25 * span, 1e-3 * max(1.0, abs(hi)))
+    bottom, top = lo - pad, hi + pad
+    tiny = TINY_SHARE * (top - bottom)
+    labels = [start_label] + [_wrap(x["cause"]) for x in steps] + [end_label]
+    fig, ax = plt.subplots(figsize=(max(6.0, 1.35 * len(labels)), 3.8))
+    ax.bar(0, start - bottom, bottom=bottom, color=_FLAT, width=0.6)
+    ax.text(0, start + 0.02 * (top - bottom), start_value or f"{start:.6f}", ha="center",
+            va="bottom", fontsize=8)
     level = start
-    ax.bar(0, start, color="#777777")
-    for i, c in enumerate(causes, start=1):
-        d = c["contribution"]
-        ax.bar(i, abs(d), bottom=min(level, level + d), color="#4c9a2a" if d >= 0 else "#d62728")
-        level += d
-    ax.bar(len(labels) - 1, level, color="#3b75af")
-    ax.set_xticks(range(len(labels)), labels, rotation=20, ha="right")
+    for i, x in enumerate(steps, start=1):
+        d, after = x["contribution"], x["after"]
+        colour = _UP if d > 0 else _DOWN if d < 0 else _FLAT
+        ax.plot([i - 1.3, i - 0.3], [level, level], color="#999999", linewidth=0.7, linestyle=":")
+        if abs(after - level) >= tiny:
+            ax.bar(i, abs(after - level), bottom=min(level, after), color=colour, width=0.6)
+            ax.text(i, max(level, after) + 0.02 * (top - bottom), x["label"], ha="center",
+                    va="bottom", fontsize=8)
+        else:  # too small to draw to scale: a marker at its level, its value beside it
+            ax.plot([i], [after], marker="^" if d > 0 else "v" if d < 0 else "o", color=colour,
+                    markersize=9, markeredgecolor="#222222", markeredgewidth=0.6)
+            ax.text(i, after + 0.05 * (top - bottom), x["label"], ha="center", va="bottom",
+                    fontsize=8, color="#222222",
+                    bbox={"boxstyle": "round,pad=0.2", "facecolor": "#fff6cc", "edgecolor": colour,
+                          "linewidth": 0.6})
+        level = after
+    n = len(labels) - 1
+    ax.plot([n - 1.3, n - 0.3], [level, level], color="#999999", linewidth=0.7, linestyle=":")
+    ax.bar(n, end - bottom, bottom=bottom, color="#3b75af", width=0.6)
+    ax.text(n, end + 0.02 * (top - bottom), end_value or f"{end:.6f}", ha="center", va="bottom",
+            fontsize=8)
+    ax.set_ylim(bottom, top + 0.12 * (top - bottom))
+    ax.ticklabel_format(axis="y", useOffset=False, style="plain")
+    ax.set_xticks(range(len(labels)), labels, rotation=15, ha="right", fontsize=8)
+    ax.set_xlim(-0.6, n + 0.6)
     ax.set_ylabel("BLEU (0–100)")
-    return _svg(fig)
-
-
-def _scores_chart(system: str, card: float, libs: list[tuple[str, float]]) -> str:
-    """Left: BLEU per implementation; right: each library's gap to the card, in points."""
-    plt = _pyplot()
-    names = ["bleu-compat (card)"] + [n for n, _ in libs]
-    values = [card] + [s for _, s in libs]
-    fig, (ax, gap) = plt.subplots(1, 2, figsize=(10, 0.45 * len(names) + 1.1),
-                                  gridspec_kw={"width_ratios": [1, 1]})
-    ax.barh(range(len(names)), values, color=["#777777"] + ["#3b75af"] * len(libs))
-    for i, value in enumerate(values):
-        ax.text(value, i, f" {value:.4f}", va="center", fontsize=8)
-    ax.set_yticks(range(len(names)), names)
-    ax.invert_yaxis()
-    ax.set_xlabel("BLEU (0–100)")
-    ax.set_title(system, fontsize=8)
-    diffs = [s - card for _, s in libs]
-    gap.barh(range(len(libs)), diffs, color=["#4c9a2a" if d >= 0 else "#d62728" for d in diffs])
-    for i, d in enumerate(diffs):
-        gap.text(d, i, f" {d:+.3g}", va="center", fontsize=8)
-    gap.axvline(0, color="#222222", linewidth=0.8)
-    from matplotlib.ticker import MaxNLocator
-
-    gap.xaxis.set_major_locator(MaxNLocator(4))
-    gap.margins(x=0.35)
-    gap.set_yticks(range(len(libs)), [n for n, _ in libs])
-    gap.invert_yaxis()
-    gap.set_xlabel("library − card (BLEU points)")
-    gap.set_title("gap to the card", fontsize=8)
     fig.tight_layout()
     return _svg(fig)
+
+
+def _hbars(ax: Any, names: Sequence[str], values: Sequence[float], labels: Sequence[str],
+           colours: Sequence[str], zero_line: bool) -> None:
+    """Horizontal bars with their values as labels; a bar shorter than TINY_SHARE of the
+    axis is a marker at its end (the label still beside it)."""
+    lo, hi = min(0.0, *values), max(0.0, *values)
+    if hi == lo:
+        hi, lo = 1.0, -1.0
+    span = hi - lo
+    ax.set_xlim(lo - 0.05 * span - (0.45 * span if lo < 0 else 0), hi + 0.45 * span)
+    for i, (v, text, colour) in enumerate(zip(values, labels, colours)):
+        if abs(v) >= TINY_SHARE * span:
+            ax.barh(i, v, color=colour, height=0.6)
+        else:
+            ax.plot([v], [i], marker=">" if v > 0 else "<" if v < 0 else "o", color=colour,
+                    markersize=8, markeredgecolor="#222222", markeredgewidth=0.6)
+        ax.text(max(v, 0.0) + 0.02 * span if v >= 0 or not zero_line else v - 0.02 * span, i,
+                text, va="center", ha="left" if v >= 0 or not zero_line else "right", fontsize=8)
+    ax.set_yticks(range(len(names)), names)
+    ax.invert_yaxis()
+    if zero_line:
+        ax.axvline(0, color="#222222", linewidth=0.8)
+
+
+def _configurations_chart(bars: Sequence[Sequence[Any]]) -> str:
+    """Each configuration's BLEU (0–100), labelled as the text prints it."""
+    plt = _pyplot()
+    fig, ax = plt.subplots(figsize=(9, 0.42 * len(bars) + 1.0))
+    _hbars(ax, [b[0] for b in bars], [b[1] for b in bars], [b[2] for b in bars],
+           ["#3b75af"] * len(bars), zero_line=False)
+    ax.set_xlabel("BLEU (0–100)")
+    fig.tight_layout()
+    return _svg(fig)
+
+
+def _gap_chart(card: float, libs: Sequence[Sequence[Any]], labels: Sequence[str]) -> str:
+    """Each library's gap to the card on the same tokens (points), labelled as the text
+    prints it; a gap too small to draw to scale is a marker with its value."""
+    plt = _pyplot()
+    diffs = [s - card for _, s in libs]
+    fig, ax = plt.subplots(figsize=(9, 0.42 * len(libs) + 1.0))
+    _hbars(ax, [n for n, _ in libs], diffs, labels,
+           [_UP if d > 0 else _DOWN if d < 0 else _FLAT for d in diffs], zero_line=True)
+    from matplotlib.ticker import MaxNLocator
+
+    ax.xaxis.set_major_locator(MaxNLocator(5))
+    ax.ticklabel_format(axis="x", useOffset=False)
+    ax.set_xlabel("library − card (BLEU points)")
+    fig.tight_layout()
+    return _svg(fig)
+
+
+def _segments_chart(cause: str, effects: Sequence[Sequence[float]], top: int = 20) -> str:
+    """Left: each line's effect on ``cause`` (the step made for that line alone, points)
+    by line number, the five largest named; right: the ``top`` largest, ranked."""
+    plt = _pyplot()
+    import math
+
+    by_line = sorted(effects)
+    xs: list[float] = []
+    ys: list[float] = []
+    for line, e in by_line:  # one path of spikes: small where a bar per line would be large
+        xs += [line, line, math.nan]
+        ys += [0.0, e, math.nan]
+    fig, (ax, ranked) = plt.subplots(1, 2, figsize=(11, 3.6), gridspec_kw={"width_ratios": [3, 2]})
+    ax.plot(xs, ys, color="#3b75af", linewidth=0.8)
+    ax.axhline(0, color="#222222", linewidth=0.6)
+    for line, e in effects[:5]:
+        ax.annotate(str(line), (line, e), fontsize=7, ha="center",
+                    va="bottom" if e >= 0 else "top", color="#d62728")
+    ax.set_xlabel("input line")
+    ax.set_ylabel("effect of the line alone (points)")
+    ax.ticklabel_format(axis="y", useOffset=False)
+    ax.set_title(f"{cause}: every line behind it ({len(effects)})", fontsize=8)
+    head = list(effects[:top])
+    ranked.barh(range(len(head)), [e for _, e in head],
+                color=[_UP if e > 0 else _DOWN if e < 0 else _FLAT for _, e in head], height=0.7)
+    ranked.set_yticks(range(len(head)), [f"line {line}" for line, _ in head], fontsize=7)
+    ranked.invert_yaxis()
+    ranked.axvline(0, color="#222222", linewidth=0.6)
+    ranked.set_xlabel("points")
+    ranked.set_title(f"the {len(head)} lines that move it most", fontsize=8)
+    fig.tight_layout()
+    return _svg(fig)
+
+
+def _list(items: Sequence[str], cls: str = "") -> str:
+    if not items:
+        return ""
+    c = f' class="{cls}"' if cls else ""
+    return f"<ul{c}>" + "".join(f"<li>{_e(x)}</li>" for x in items) + "</ul>"
+
+
+def _cmp_table(rows: Sequence[Sequence[str]], numeric: Sequence[int], table_id: str) -> str:
+    head, body = rows[0], rows[1:]
+    marked = [[_Raw(f'<span class="unexpected">{_e(cell)}</span>') if cell == "UNEXPECTED" else cell
+               for cell in row] for row in body]
+    return f'<div id="{table_id}">' + _table(head, marked, numeric=numeric) + "</div>"
 
 
 def compare_to_html(doc: dict[str, Any]) -> str:
     """``score --compare --html FILE``: the comparison as one self-contained HTML page.
 
     Args:
-        doc: ``score --compare --format json``'s document: ``versions`` and
-            ``systems``, each with ``name``/``bleu`` and ``compare`` (``card``,
-            ``unexpected``, ``libraries`` with ``score`` on the 0–100 scale and
-            ``differences`` with their ``explanations``); optionally
-            ``compare["decomposition"]``: a list of ``{"from", "to", "start",
-            "causes": [{"cause", "contribution", "lines"}]}`` (0–100 points).
+        doc: :func:`bleu_compat.cli.score.html_output.page_doc`'s dict: ``configurations_title``,
+            ``parity_title``, ``unexpected`` and ``systems``, each with ``name``,
+            ``report`` (the number to report: ``BLEU``, ``signature``, ``implementation``,
+            ``configuration``, optional ``warning``; or ``why``), ``configurations``
+            (``rows``: the text's table, header first; ``words``, ``mismatches``:
+            sentences; ``bars``: ``[name, points, label]``), ``pairs`` (``from``, ``to``,
+            ``head``; ``unexpected`` or ``not_decomposable`` (a sentence), or ``parts``
+            (:func:`~bleu_compat.cli.score.compare_render.decomposition_parts`),
+            ``waterfall`` (``start``, ``end``, ``start_label``, ``end_label``, ``steps``)
+            and ``segments`` (``[{"cause", "note", "largest", "effects": [[line, points]]}]``,
+            ranked)), and ``parity`` (``rows``, ``notes``, ``card`` and ``libraries``:
+            ``[label, score or None]``). Every sentence and table cell is the text
+            output's own string; the charts draw the numbers beside them.
 
     Raises:
         HtmlUnavailable: matplotlib is not installed.
     """
     _pyplot()
-    from bleu_compat.libraries.registry import libraries
-
-    names = {lib.name: lib.display_name for lib in libraries()}
-    versions = ", ".join(f"{names.get(k, k)} {x}" for k, x in doc.get("versions", {}).items())
     body = ["<h1>bleu-compat score --compare</h1>",
-            f"<p>The same tokens through each library as its users call it ({_e(versions)}). "
-            "BLEU on the 0–100 scale; ULPs on the card's 0–1 scale.</p>"]
-    any_unexpected = False
+            "<p>Each configuration's number as its implementation computes it, the number to "
+            "report, each gap between two configurations decomposed into named causes (ranked "
+            "by the size of their Shapley value, the chain of steps as a waterfall, the input "
+            "lines behind each cause), and the libraries against the card on the same tokens. "
+            "BLEU on the 0–100 scale. The same content as the text output.</p>",
+            f'<p id="verdict" class="{"unexpected" if doc["unexpected"] else "ok"}">'
+            + ("Some difference is UNEXPECTED." if doc["unexpected"]
+               else "Every difference is reproduced by a catalog entry.") + "</p>"]
     for k, system in enumerate(doc["systems"]):
-        c = system.get("compare")
-        if c is None:
-            continue
-        any_unexpected |= bool(c["unexpected"])
-        card = 100 * c["card"]["bleu"]
-        title = system.get("name") or system.get("system") or f"system {k + 1}"
-        body.append(f'<h2 id="system-{k}">{_e(title)}</h2>')
-        libs = [(f"{names.get(lib['library'], lib['library'])} {lib['version']}", lib["score"])
-                for lib in c["libraries"] if isinstance(lib.get("score"), (int, float))]
-        body.append(_figure(f"chart-scores-{k}", "BLEU per implementation (0–100) and each "
-                            "library's gap to the card in points.",
-                            _scores_chart(title, card, libs)))
-        rows = [["bleu-compat (card)", _short(card), "", ""]]
-        for lib in c["libraries"]:
-            verdict = ("identical" if not lib["differences"] else
-                       "UNEXPECTED" if any(d["unexpected"] for d in lib["differences"]) else "explained")
-            score = lib.get("score")
-            rows.append([f"{names.get(lib['library'], lib['library'])} {lib['version']}",
-                         _short(score) if score is not None else "-",
-                         f"{score - card:+.6g}" if isinstance(score, (int, float)) else "",
-                         _Raw(f'<span class="unexpected">{verdict}</span>') if verdict == "UNEXPECTED"
-                         else verdict])
-        body.append(_table(["implementation", "BLEU", "diff (points)", "verdict"], rows, numeric=(1, 2)))
-        diff_rows = []
-        for lib in c["libraries"]:
-            for d in lib["differences"]:
-                why = ("; ".join(f"{e['id']}: {e.get('facts') or e['title']}" for e in d["explanations"])
-                       or "UNEXPECTED: no catalog entry reproduces it")
-                diff_rows.append([names.get(lib["library"], lib["library"]), d["field"],
-                                  _short(d["card_value"]), _short(d["library_value"]),
-                                  d["ulps"] if d["ulps"] is not None else "", why])
-        if diff_rows:
-            body.append(_table(["library", "field", "card", "library", "ULPs", "reproduced by"], diff_rows))
-        for j, dec in enumerate(c.get("decomposition") or ()):
-            body.append(f"<h3>Gap {_e(dec['from'])} → {_e(dec['to'])}, decomposed</h3>")
-            body.append(_figure(f"chart-waterfall-{k}-{j}", "Each cause's contribution in points.",
-                                waterfall_svg(dec["from"], dec["start"], dec["causes"], dec["to"])))
-            body.append(_table(["cause", "contribution (points)", "input lines"],
-                               [[x["cause"], f"{x['contribution']:+.6f}",
-                                 ", ".join(str(n) for n in x.get("lines", ())[:50])
-                                 + (" …" if len(x.get("lines", ())) > 50 else "")]
-                                for x in dec["causes"]], numeric=(1,)))
-    body.insert(2, f'<p id="verdict" class="{"unexpected" if any_unexpected else "ok"}">'
-                + ("Some difference is UNEXPECTED." if any_unexpected
-                   else "Every difference is reproduced by a catalog entry.") + "</p>")
+        body.append(f'<h2 id="system-{k}">{_e(system["name"])}</h2>')
+        rep = system["report"]
+        body.append(f'<h3 id="report-{k}">To report</h3>')
+        if rep.get("configuration") is None:
+            body.append(f"<p>{_e(rep['why'])}</p>")
+        else:
+            body.append(f'<p class="report">BLEU = <b class="headline">{_e(rep["BLEU"])}</b> '
+                        f'<code>{_e(rep["signature"])}</code> ({_e(rep["implementation"])}, '
+                        f'configuration {_e(rep["configuration"])})</p>')
+            if rep.get("warning"):
+                body.append(f'<p class="warning">WARNING: {_e(rep["warning"])}</p>')
+        conf = system["configurations"]
+        body.append(f'<h3 id="configurations-{k}">{_e(doc["configurations_title"])}</h3>')
+        body.append(_figure(f"chart-configurations-{k}", "Each configuration's BLEU (0–100), "
+                            "its implementation's own number.", _configurations_chart(conf["bars"])))
+        body.append(_cmp_table(conf["rows"], (1,), f"configurations-table-{k}"))
+        body.append(_list(conf["words"]))
+        body.append(_list(conf["mismatches"], "unexpected"))
+        for j, pair in enumerate(system["pairs"]):
+            body.append(f'<h3 id="pair-{k}-{j}">{_e(pair["from"])} → {_e(pair["to"])}</h3>')
+            if "unexpected" in pair:
+                body.append(f'<p class="unexpected">{_e(pair["unexpected"])}</p>')
+                continue
+            if "not_decomposable" in pair:
+                body.append(f"<p>{_e(pair['not_decomposable'])}</p>")
+                continue
+            parts = pair["parts"]
+            body.append(f"<p>{_e(parts['intro'])}</p>")
+            if parts["rows"] is not None:
+                body.append(_cmp_table(parts["rows"], (2, 3, 4), f"causes-{k}-{j}"))
+            body.append(_list([x for x in (parts["empty"], parts["folded"]) if x], "folded"))
+            w = pair["waterfall"]
+            if w["steps"]:
+                body.append(_figure(
+                    f"chart-waterfall-{k}-{j}",
+                    "The chain, one factor at a time in its order: each step drawn to scale and "
+                    "labelled with its value in points (green up, red down); a step too small "
+                    "to draw (under 1% of the axis) is a triangle or a dot with its value in a "
+                    "yellow box. The axis spans the levels the chain passes through, not 0–100.",
+                    waterfall_svg(pair["from"], w["start"], w["steps"], pair["to"], w["end"],
+                                  w["start_label"], w["end_label"])))
+            body.append(_list([parts["chain"]] if parts["chain"] else []))
+            body.append(_list(parts["notes"], "notes"))
+            body.append(_list(parts["lines"]))
+            for m, seg in enumerate(pair.get("segments", ())):
+                which = "the largest cause" if seg["largest"] else "a cause"
+                body.append(_figure(
+                    f"chart-segments-{k}-{j}-{m}",
+                    f"Each input line's effect on {seg['cause']}, {which} of this gap "
+                    f"({seg['note']}): the step made for that line alone, in points, by "
+                    "line number (left; the five largest numbered) and the largest ranked "
+                    "(right).", _segments_chart(seg["cause"], seg["effects"])))
+        par = system["parity"]
+        body.append(f'<h3 id="parity-{k}">{_e(doc["parity_title"])}</h3>')
+        libs = [(label, score) for label, score in par["libraries"] if score is not None]
+        if libs:
+            labels = [row[2] for row in par["rows"][2:] if row[1] != "-"]
+            body.append(_figure(f"chart-gaps-{k}", "Each library's gap to the card on the "
+                                "same tokens, in points, labelled as in the table; a gap too "
+                                "small to draw to scale is a marker.",
+                                _gap_chart(par["card"], libs, labels)))
+        body.append(_cmp_table(par["rows"], (1, 2, 3), f"parity-table-{k}"))
+        body.append(_list(par["notes"]))
     return _page("bleu-compat score --compare", body)

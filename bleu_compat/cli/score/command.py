@@ -604,7 +604,8 @@ def _run(args: argparse.Namespace, plan: _Plan, spool: Spool) -> int:
                                       plan.resolved, len(plan.ref_paths)))
             print(compare_text(comparisons, versions, plan.fmt == "markdown"))
     if getattr(args, "html", None):
-        status = write_compare_html(args.html, names, comparisons, versions, decompositions)
+        status = write_compare_html(args.html, names, comparisons, versions, decompositions,
+                                    reports, plan.resolved, len(plan.ref_paths))
         if status:
             return status
     unexpected = any(c.unexpected for c in comparisons) or any(d.unexpected for d in decompositions)
