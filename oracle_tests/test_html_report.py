@@ -24,7 +24,7 @@ from typing import Any
 import pytest
 
 from bleu_compat.harness.classify import IMPLEMENTATIONS
-from bleu_compat.harness.html import OUTCOME_COLOURS, compare_to_html, to_html
+from bleu_compat.harness.html import OUTCOME_COLOURS, to_html
 from bleu_compat.harness.report import build_report
 from bleu_compat.harness.run import run_crosscheck
 
@@ -151,52 +151,216 @@ def test_crosscheck_html_renders_in_chromium(report: dict[str, Any], tmp_path: P
         assert entry in dom
 
 
-@needs_chromium
-def test_compare_html_renders_in_chromium(tmp_path: Path) -> None:
-    """score --compare --html on the bundled WMT17 uedin-nmt system writes a page whose score
-    chart renders, with each library's row and the entries that reproduce its differences."""
-    out = tmp_path / "compare.html"
-    base = ROOT / "fixtures" / "real" / "wmt17-en-de-uedin-nmt"
+# --- score --compare --html ------------------------------------------------------------------
+
+WMT17 = ROOT / "fixtures" / "real" / "wmt17-en-de-uedin-nmt"
+
+
+@pytest.fixture(scope="module")
+def wmt17_page(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
+    """score REF -i SYS --compare on the bundled WMT17 uedin-nmt system, run twice: once with
+    ``-f json --html`` (the JSON document and the page), once as text (what the page must say)."""
+    tmp = tmp_path_factory.mktemp("wmt17-page")
+    out = tmp / "compare.html"
+    args = [sys.executable, "-m", "bleu_compat", "score", str(WMT17 / "ref.A.txt"), "-i",
+            str(WMT17 / "sys.uedin-nmt.4722.txt"), "--compare"]
+    as_json = subprocess.run(args + ["-f", "json", "--html", str(out)], capture_output=True,
+                             text=True, timeout=300)
+    assert as_json.returncode == 0, as_json.stderr
+    as_text = subprocess.run(args, capture_output=True, text=True, timeout=300)
+    assert as_text.returncode == 0, as_text.stderr
+    return {"page": out.read_text(encoding="utf-8"), "json": json.loads(as_json.stdout),
+            "text": as_text.stdout, "tmp": tmp}
+
+
+def _visible_text(fragment: str) -> str:
+    """A fragment's text as a reader sees it: tags dropped, entities decoded, spaces collapsed."""
+    return " ".join(htmllib.unescape(re.sub(r"<[^>]+>", " ", fragment)).split())
+
+
+def _table_rows(page: str, table_id: str) -> list[list[str]]:
+    """The rows (header first) of the table in ``<div id=table_id>``, each cell's text."""
+    match = re.search(rf'<div id="{re.escape(table_id)}">(.*?)</table>', page, re.S)
+    assert match, f"no table {table_id}"
+    return [[_visible_text(cell) for cell in re.findall(r"<t[hd][^>]*>(.*?)</t[hd]>", row, re.S)]
+            for row in re.findall(r"<tr>(.*?)</tr>", match.group(1), re.S)]
+
+
+def _figure_svg_text(page: str, figure_id: str) -> list[str]:
+    """The text elements of the chart in ``<figure id=figure_id>``."""
+    match = re.search(rf'<figure class="chart" id="{re.escape(figure_id)}">(.*?)</figure>', page, re.S)
+    assert match, f"no chart {figure_id}"
+    return [htmllib.unescape(t).strip() for t in re.findall(r"<text[^>]*>([^<]*)</text>", match.group(1))]
+
+
+def _points_as_text(d: float) -> str:
+    """The text's spelling of a step in points (docs/score.md: 6 decimals, 2 significant
+    digits below 1e-6, "+0" for zero), written here from the description, not the code."""
+    if d == 0:
+        return "+0"
+    return "%+.6f" % d if abs(d) >= 1e-6 else "%+.1e" % d
+
+
+def test_compare_html_numbers_are_the_json_numbers(wmt17_page: dict[str, Any]) -> None:
+    """Every configuration's number and every library's BLEU on the page is the one
+    ``-f json`` reports (no "-" in a number cell: issue 23's empty BLEU column), and the
+    number to report is sacreBLEU's, as in the JSON."""
+    page, system = wmt17_page["page"], wmt17_page["json"]["systems"][0]
+    configurations = system["compare"]["configurations"]
+    rows = _table_rows(page, "configurations-table-0")
+    assert [r[0] for r in rows[1:]] == [c["name"] for c in configurations]
+    for row, c in zip(rows[1:], configurations):
+        assert abs(float(row[1]) - c["BLEU"]) <= 5e-7, (row, c["BLEU"])
+    bars = _figure_svg_text(page, "chart-configurations-0")
+    assert all(row[1] in bars for row in rows[1:])  # each bar labelled with its number
+    parity = _table_rows(page, "parity-table-0")
+    libraries = system["compare"]["libraries"]
+    assert len(parity) == 2 + len(libraries) and len(libraries) >= 2
+    assert float(parity[1][1]) == 100 * system["compare"]["card"]["bleu"]
+    for row, lib in zip(parity[2:], libraries):
+        assert lib["library"].lower() in row[0].lower().replace("-", "")
+        assert row[1] != "-" and float(row[1]) == lib["BLEU"], (row, lib["BLEU"])
+    report = system["compare"]["to_report"]
+    assert f"BLEU = {report['BLEU']} {report['signature']}" in _visible_text(page)
+
+
+def test_compare_html_causes_ranked_and_folded_as_the_json(wmt17_page: dict[str, Any]) -> None:
+    """Each pair's causes table lists the causes of ``-f json`` whose step or Shapley value
+    reaches 1e-9 points, in the order of the size of their Shapley value; the others are
+    named in the folded line, not in the table."""
+    page = wmt17_page["page"]
+    pairs = wmt17_page["json"]["systems"][0]["compare"]["decomposition"]
+    tables = 0
+    for j, pair in enumerate(pairs):
+        causes = pair["causes"]
+        big = [c for c in causes if abs(c["contribution"]) >= 1e-9
+               or (c["shapley"] is not None and abs(c["shapley"]) >= 1e-9)]
+        small = [c for c in causes if c not in big]
+        expected = [c["cause"] for c in sorted(big, key=lambda c: -abs(c["shapley"]))]
+        if not big:
+            assert f'id="causes-0-{j}"' not in page
+            continue
+        tables += 1
+        rows = _table_rows(page, f"causes-0-{j}")
+        assert [r[0] for r in rows[1:]] == expected
+        for row in rows[1:]:
+            c = next(x for x in big if x["cause"] == row[0])
+            assert abs(float(row[2]) - c["shapley"]) <= 5e-7 and abs(float(row[3]) - c["contribution"]) <= 5e-7
+        section = page[page.index(f'id="pair-0-{j}"'):]
+        section = section[:section.index("<h3", 5)]
+        folded = re.search(r'<ul class="folded">(.*?)</ul>', section, re.S)
+        for c in small:
+            assert folded and c["cause"] in _visible_text(folded.group(1)), c["cause"]
+        for name in pair["inert"]:
+            assert folded and name in _visible_text(folded.group(1)), name
+    assert tables == 2  # sacrebleu -> nltk and nltk -> card; sacrebleu -> card is the same number
+
+
+def test_compare_html_says_what_the_text_says(wmt17_page: dict[str, Any]) -> None:
+    """Every sentence of the text output's decomposition and parity sections (the folded
+    causes, the chain, the lines behind each cause ranked by effect, the notes) is on the
+    page, word for word, and every number of its tables."""
+    page_text = _visible_text(wmt17_page["page"])
+    text = wmt17_page["text"]
+    body = text[text.index("The configurations compared"):]
+    checked = 0
+    for line in body.splitlines():
+        words = " ".join(line.split())
+        if not words or words.startswith(("cause ", "configuration ", "BLEU diff")):
+            continue  # table headers; the cells are checked below
+        if re.match(r"^\S+ +[-+\d]", words) and "|" in words or re.match(r"^[\w.-]+ \d", words):
+            cells = words.split()
+            assert all(c in page_text for c in cells if re.match(r"^[-+]?\d", c)), words
+        else:
+            assert words in page_text, words
+        checked += 1
+    assert checked > 20
+
+
+def test_compare_html_waterfall_labels_every_step(wmt17_page: dict[str, Any]) -> None:
+    """Each waterfall carries a label for every step of the chain, the sub-point ones too
+    (NLTK-DENOMINATOR-FLOOR's -0.003491, the float order's +5.6e-15): the steps' values
+    as ``-f json`` gives them, spelled as docs/score.md says."""
+    page = wmt17_page["page"]
+    pairs = wmt17_page["json"]["systems"][0]["compare"]["decomposition"]
+    seen_tiny = 0
+    for j, pair in enumerate(pairs):
+        if not pair["causes"]:
+            assert f'id="chart-waterfall-0-{j}"' not in page
+            continue
+        texts = _figure_svg_text(page, f"chart-waterfall-0-{j}")
+        for c in pair["causes"]:
+            assert _points_as_text(c["contribution"]) in texts, (c["cause"], texts)
+            seen_tiny += abs(c["contribution"]) < 0.01 * abs(pair["end"] - pair["start"])
+        assert "%.6f" % pair["start"] in texts and "%.6f" % pair["end"] in texts
+    assert seen_tiny >= 3
+
+
+def test_compare_html_segments_chart_of_the_largest_cause(wmt17_page: dict[str, Any]) -> None:
+    """Each decomposed pair has a chart of every line's effect on its largest cause, and the
+    ranked panel names the lines ``-f json`` ranks first (line_effects)."""
+    page = wmt17_page["page"]
+    pairs = wmt17_page["json"]["systems"][0]["compare"]["decomposition"]
+    for j, pair in enumerate(pairs):
+        if not pair["causes"]:
+            continue
+        largest = max(pair["causes"], key=lambda c: abs(c["shapley"]))
+        texts = _figure_svg_text(page, f"chart-segments-0-{j}-0")
+        assert any(largest["cause"] in t for t in texts)
+        top = [line for line, _ in largest["line_effects"][:20]]
+        assert [t for t in texts if t.startswith("line ")] == [f"line {n}" for n in top]
+
+
+def test_compare_html_gap_chart_draws_the_gaps(wmt17_page: dict[str, Any]) -> None:
+    """The gap chart (issue 23: empty, an axis from -3.00e-17 to -2.55e-17) labels each
+    library's gap to the card with the JSON's difference, its axis spanning the largest."""
+    page = wmt17_page["page"]
+    c = wmt17_page["json"]["systems"][0]["compare"]
+    card = 100 * c["card"]["bleu"]
+    texts = _figure_svg_text(page, "chart-gaps-0")
+    gaps = [lib["BLEU"] - card for lib in c["libraries"]]
+    for gap in gaps:
+        assert _points_as_text(gap) in texts, (gap, texts)
+    ticks = [float(t.replace("\u2212", "-")) for t in texts if re.fullmatch(r"[\u2212-]?\d+\.\d+", t)]
+    assert min(ticks) <= min(gaps) and max(ticks) >= 0
+
+
+def test_compare_html_self_contained_and_deterministic(wmt17_page: dict[str, Any]) -> None:
+    """The page fetches nothing, and the same run writes the same bytes."""
+    _self_contained(wmt17_page["page"])
+    out = wmt17_page["tmp"] / "again.html"
     proc = subprocess.run(
-        [sys.executable, "-m", "bleu_compat", "score", str(base / "sys.uedin-nmt.4722.txt"),
-         str(base / "ref.A.txt"), "--compare", "--html", str(out)],
+        [sys.executable, "-m", "bleu_compat", "score", str(WMT17 / "ref.A.txt"), "-i",
+         str(WMT17 / "sys.uedin-nmt.4722.txt"), "--compare", "--html", str(out)],
         capture_output=True, text=True, timeout=300)
     assert proc.returncode == 0, proc.stderr
-    page = out.read_text(encoding="utf-8")
-    _self_contained(page)
-    dom, boxes, image = _render(page, tmp_path)
-    # the score chart, and one waterfall per pair of the default configurations
-    # (sacrebleu -> nltk, sacrebleu -> card, nltk -> card)
-    assert [b["id"] for b in boxes] == ["chart-scores-0", "chart-waterfall-0-0",
-                                        "chart-waterfall-0-1", "chart-waterfall-0-2"]
-    drawn, colours = _region_stats(image, boxes[0])
-    assert drawn > 0.03 and len(colours) > 8
-    assert "sacreBLEU" in dom and "NLTK" in dom and "NLTK-DENOMINATOR-FLOOR" in dom
+    assert out.read_text(encoding="utf-8") == wmt17_page["page"]
 
 
 @needs_chromium
-def test_compare_html_waterfall(tmp_path: Path) -> None:
-    """A comparison carrying a gap decomposition gets a waterfall chart and each cause's lines."""
-    doc = {
-        "versions": {"sacrebleu": "2.6.0", "nltk": "3.10.4"},
-        "systems": [{"name": "sys.txt", "compare": {
-            "card": {"bleu": 0.25}, "unexpected": False,
-            "libraries": [{"library": "nltk", "version": "3.10.4", "score": 24.0, "differences": []}],
-            "decomposition": [{"from": "bleu-compat", "to": "NLTK", "start": 25.0, "causes": [
-                {"cause": "tokenization", "contribution": -1.5, "lines": [3, 17]},
-                {"cause": "NLTK-DENOMINATOR-FLOOR", "contribution": 0.5, "lines": [8]},
-            ]}],
-        }}],
-    }
-    page = compare_to_html(doc)
-    _self_contained(page)
+def test_compare_html_renders_in_chromium(wmt17_page: dict[str, Any], tmp_path: Path) -> None:
+    """In headless Chromium the WMT17 page renders every chart with drawn pixels (the probe
+    script runs: no script error stopped it), the rendered DOM holds every configuration's
+    number, and the sacrebleu -> nltk waterfall shows its sub-point steps: the
+    +5.6e-15 float-order step is the only green in that chart (a marker, not an invisible
+    sliver) and the tiny steps' yellow value boxes are drawn."""
+    page = wmt17_page["page"]
     dom, boxes, image = _render(page, tmp_path)
-    assert [b["id"] for b in boxes] == ["chart-scores-0", "chart-waterfall-0-0"]
-    waterfall = boxes[1]
-    drawn, colours = _region_stats(image, waterfall)
-    assert drawn > 0.03
-    assert any(_near(c, "#d62728") for c in colours) and any(_near(c, "#4c9a2a") for c in colours)
-    assert "tokenization" in dom and "3, 17" in dom and "-1.500000" in dom
+    ids = [b["id"] for b in boxes]
+    assert ids[0] == "chart-configurations-0" and ids[-1] == "chart-gaps-0"
+    assert "chart-waterfall-0-0" in ids and "chart-waterfall-0-2" in ids
+    assert "chart-segments-0-0-0" in ids and "chart-segments-0-2-0" in ids
+    for box in boxes:
+        assert box["w"] > 300 and box["h"] > 100, box
+        drawn, colours = _region_stats(image, box)
+        assert drawn > 0.02 and len(colours) > 8, (box, drawn, len(colours))
+    for c in wmt17_page["json"]["systems"][0]["compare"]["configurations"]:
+        assert "%.6f" % c["BLEU"] in dom
+    waterfall = next(b for b in boxes if b["id"] == "chart-waterfall-0-0")
+    _, colours = _region_stats(image, waterfall)
+    assert any(_near(c, "#4c9a2a", 10) for c in colours)  # the +5.6e-15 step's triangle
+    assert any(_near(c, "#fff6cc", 4) for c in colours)   # the tiny steps' value boxes
+    assert any(_near(c, "#d62728", 10) for c in colours)  # tokenization's -4.91
 
 
 def test_score_html_needs_compare(tmp_path: Path) -> None:

@@ -370,11 +370,13 @@ def waterfall_svg(start_label: str, start: float, steps: Sequence[dict[str, Any]
     levels = [start] + [x["after"] for x in steps] + [end]
     lo, hi = min(levels), max(levels)
     span = hi - lo
-    pad = max(0.25 * span, 1e-3 * max(1.0, abs(hi)))
+    # a quarter of the span each side; a span at floating-point noise gets a millionth of
+    # the score instead (the steps are then markers, their values beside them)
+    pad = max(0.25 * span, 1e-6 * max(1.0, abs(hi)))
     bottom, top = lo - pad, hi + pad
     tiny = TINY_SHARE * (top - bottom)
     labels = [start_label] + [_wrap(x["cause"]) for x in steps] + [end_label]
-    fig, ax = plt.subplots(figsize=(max(6.0, 1.35 * len(labels)), 3.8))
+    fig, ax = plt.subplots(figsize=(max(7.0, 1.6 * len(labels)), 3.8))
     ax.bar(0, start - bottom, bottom=bottom, color=_FLAT, width=0.6)
     ax.text(0, start + 0.02 * (top - bottom), start_value or f"{start:.6f}", ha="center",
             va="bottom", fontsize=8)
@@ -488,6 +490,9 @@ def _segments_chart(cause: str, effects: Sequence[Sequence[float]], top: int = 2
     ranked.set_yticks(range(len(head)), [f"line {line}" for line, _ in head], fontsize=7)
     ranked.invert_yaxis()
     ranked.axvline(0, color="#222222", linewidth=0.6)
+    from matplotlib.ticker import MaxNLocator
+
+    ranked.xaxis.set_major_locator(MaxNLocator(4))
     ranked.set_xlabel("points")
     ranked.set_title(f"the {len(head)} lines that move it most", fontsize=8)
     fig.tight_layout()
