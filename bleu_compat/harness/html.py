@@ -16,14 +16,16 @@ ids are salted with a constant).
   table), ULP histograms (one chart per tool), the kinds of difference, the
   real corpora, and every UNEXPECTED difference with its shrunk reproducer and
   the command that runs it.
-* :func:`compare_to_html` renders ``score --compare``: per system the card's
-  BLEU and each library's (chart and table) and each difference with the
-  catalog entries that reproduce it. A system whose ``compare`` data has a
-  ``decomposition`` (the gap split into named causes, issue 13) also gets a
-  waterfall chart and the input lines behind each cause.
+* :func:`compare_to_html` renders ``score --compare`` (the content of
+  :func:`bleu_compat.cli.score.html_output.page_doc`, the text output's own
+  strings): per system the number to report, each configuration's number (chart
+  and table), each pair's causes ranked by Shapley value with the folded ones, a
+  waterfall of the chain whose steps too small to draw are markers labelled with
+  their value, each input line's effect on the largest causes, and the libraries'
+  gaps to the card on the same tokens (chart and table).
 
 Raises :class:`HtmlUnavailable` when matplotlib is not installed
-(``pip install 'bleu-compat[html]'``).
+(the ``html`` extra: ``pip install '.[html]'`` in bleu-compat's directory).
 """
 
 from __future__ import annotations
@@ -48,7 +50,8 @@ def _pyplot() -> Any:
     try:
         import matplotlib
     except ImportError as exc:
-        raise HtmlUnavailable("matplotlib is not installed (pip install 'bleu-compat[html]')") from exc
+        raise HtmlUnavailable("matplotlib is not installed (the html extra: pip install '.[html]' "
+                              "in bleu-compat's directory)") from exc
     matplotlib.use("Agg", force=True)
     import matplotlib.pyplot as plt
 
@@ -374,7 +377,7 @@ def waterfall_svg(start_label: str, start: float, steps: Sequence[dict[str, Any]
     # the score instead (the steps are then markers, their values beside them)
     pad = max(0.25 * span, 1e-6 * max(1.0, abs(hi)))
     bottom, top = lo - pad, hi + pad
-    tiny = TINY_SHARE * (top - bottom)
+    tiny = TINY_SHARE * 1.12 * (top - bottom)  # of the axis drawn (set_ylim below)
     labels = [start_label] + [_wrap(x["cause"]) for x in steps] + [end_label]
     fig, ax = plt.subplots(figsize=(max(7.0, 1.6 * len(labels)), 3.8))
     ax.bar(0, start - bottom, bottom=bottom, color=_FLAT, width=0.6)
@@ -419,9 +422,10 @@ def _hbars(ax: Any, names: Sequence[str], values: Sequence[float], labels: Seque
     if hi == lo:
         hi, lo = 1.0, -1.0
     span = hi - lo
-    ax.set_xlim(lo - 0.05 * span - (0.45 * span if lo < 0 else 0), hi + 0.45 * span)
+    left, right = lo - 0.05 * span - (0.45 * span if lo < 0 else 0), hi + 0.45 * span
+    ax.set_xlim(left, right)
     for i, (v, text, colour) in enumerate(zip(values, labels, colours)):
-        if abs(v) >= TINY_SHARE * span:
+        if abs(v) >= TINY_SHARE * (right - left):
             ax.barh(i, v, color=colour, height=0.6)
         else:
             ax.plot([v], [i], marker=">" if v > 0 else "<" if v < 0 else "o", color=colour,
