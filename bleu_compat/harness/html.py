@@ -347,6 +347,8 @@ def _short(v: Any) -> str:
 #: a bar shorter than this share of its axis would be a sliver: it gets a marker instead
 TINY_SHARE = 0.01
 _UP, _DOWN, _FLAT = "#4c9a2a", "#d62728", "#777777"
+#: at most this many spikes in a chart of each line's effect (wider than the chart's pixels)
+SPIKE_COLUMNS = 500
 
 
 def _wrap(name: str) -> str:
@@ -468,21 +470,38 @@ def _gap_chart(card: float, libs: Sequence[Sequence[Any]], labels: Sequence[str]
 
 def _segments_chart(cause: str, effects: Sequence[Sequence[float]], top: int = 20) -> str:
     """Left: each line's effect on ``cause`` (the step made for that line alone, points)
-    by line number, the five largest named; right: the ``top`` largest, ranked."""
+    by line number, the five largest named (:data:`SPIKE_COLUMNS` at most: beyond, one
+    spike per column of neighbouring lines, from their lowest effect to their highest);
+    right: the ``top`` largest, ranked."""
     plt = _pyplot()
     import math
 
     by_line = sorted(effects)
     xs: list[float] = []
     ys: list[float] = []
-    for line, e in by_line:  # one path of spikes: small where a bar per line would be large
-        xs += [line, line, math.nan]
-        ys += [0.0, e, math.nan]
+    # one path of spikes (a bar per line would be thousands of elements); beyond
+    # SPIKE_COLUMNS lines, one spike per column of lines from its lowest to its highest
+    # effect: what a chart this wide can show, at a tenth of the size
+    columns: dict[int, list[float]] = {}
+    first, last = by_line[0][0], by_line[-1][0]
+    per = max(1, math.ceil((last - first + 1) / SPIKE_COLUMNS))
+    for line, e in by_line:
+        columns.setdefault((line - first) // per, []).append(e)
+    for col, values in sorted(columns.items()):
+        x = first + col * per + (per - 1) / 2
+        xs += [x, x, math.nan]
+        ys += [min(0.0, *values), max(0.0, *values), math.nan]
     fig, (ax, ranked) = plt.subplots(1, 2, figsize=(11, 3.6), gridspec_kw={"width_ratios": [3, 2]})
     ax.plot(xs, ys, color="#3b75af", linewidth=0.8)
     ax.axhline(0, color="#222222", linewidth=0.6)
-    for line, e in effects[:5]:
-        ax.annotate(str(line), (line, e), fontsize=7, ha="center",
+    width = max(1, by_line[-1][0] - by_line[0][0]) if by_line else 1
+    named: list[float] = []
+    for k, (line, e) in enumerate(effects[:5]):  # staggered: neighbouring lines stay legible
+        if any(abs(line - other) < 0.03 * width for other in named):
+            continue  # a number drawn over another helps no one: the ranked panel has it
+        named.append(line)
+        ax.annotate(str(line), (line, e), xytext=(4 * (k % 2) - 2, (3 + 8 * (k % 3)) * (1 if e >= 0 else -1)),
+                    textcoords="offset points", fontsize=7, ha="center",
                     va="bottom" if e >= 0 else "top", color="#d62728")
     ax.set_xlabel("input line")
     ax.set_ylabel("effect of the line alone (points)")
@@ -599,8 +618,9 @@ def compare_to_html(doc: dict[str, Any]) -> str:
                     f"chart-segments-{k}-{j}-{m}",
                     f"Each input line's effect on {seg['cause']}, {which} of this gap "
                     f"({seg['note']}): the step made for that line alone, in points, by "
-                    "line number (left; the five largest numbered) and the largest ranked "
-                    "(right).", _segments_chart(seg["cause"], seg["effects"])))
+                    "line number (left; the largest numbered where the numbers do not overlap; "
+                    f"beyond {SPIKE_COLUMNS} lines, one spike per column of neighbouring lines) "
+                    "and the largest ranked (right).", _segments_chart(seg["cause"], seg["effects"])))
         par = system["parity"]
         body.append(f'<h3 id="parity-{k}">{_e(doc["parity_title"])}</h3>')
         libs = [(label, score) for label, score in par["libraries"] if score is not None]
