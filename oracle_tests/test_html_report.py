@@ -167,10 +167,11 @@ def wmt17_page(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
     as_json = subprocess.run(args + ["-f", "json", "--html", str(out)], capture_output=True,
                              text=True, timeout=300)
     assert as_json.returncode == 0, as_json.stderr
-    as_text = subprocess.run(args, capture_output=True, text=True, timeout=300)
+    as_text = subprocess.run(args + ["--html", str(tmp / "again.html")], capture_output=True,
+                             text=True, timeout=300)
     assert as_text.returncode == 0, as_text.stderr
     return {"page": out.read_text(encoding="utf-8"), "json": json.loads(as_json.stdout),
-            "text": as_text.stdout, "tmp": tmp}
+            "text": as_text.stdout, "again": (tmp / "again.html").read_text(encoding="utf-8")}
 
 
 def _visible_text(fragment: str) -> str:
@@ -326,15 +327,39 @@ def test_compare_html_gap_chart_draws_the_gaps(wmt17_page: dict[str, Any]) -> No
 
 
 def test_compare_html_self_contained_and_deterministic(wmt17_page: dict[str, Any]) -> None:
-    """The page fetches nothing, and the same run writes the same bytes."""
+    """The page fetches nothing, and two runs (one with -f json, one with the text) write
+    the same bytes."""
     _self_contained(wmt17_page["page"])
-    out = wmt17_page["tmp"] / "again.html"
-    proc = subprocess.run(
-        [sys.executable, "-m", "bleu_compat", "score", str(WMT17 / "ref.A.txt"), "-i",
-         str(WMT17 / "sys.uedin-nmt.4722.txt"), "--compare", "--html", str(out)],
-        capture_output=True, text=True, timeout=300)
-    assert proc.returncode == 0, proc.stderr
-    assert out.read_text(encoding="utf-8") == wmt17_page["page"]
+    assert wmt17_page["again"] == wmt17_page["page"]
+
+
+def test_compare_html_two_systems_and_a_sentence_average(tmp_path: Path) -> None:
+    """Two systems get a section each whose configurations are their own (``-f json``'s),
+    and a pair that has no decomposition (a sentence average against a corpus BLEU) says so
+    as the text does, with no waterfall."""
+    base = ROOT / "fixtures" / "real" / "nltk-wmt15-100"
+    out = tmp_path / "two.html"
+    args = [sys.executable, "-m", "bleu_compat", "score", str(base / "ref.A.tok.txt"), "-i",
+            str(base / "sys.google.tok.txt"), str(base / "ref.A.txt"), "--compare", "sacrebleu",
+            "sacrebleu-sentence-avg", "card"]
+    as_json = subprocess.run(args + ["-f", "json", "--html", str(out)], capture_output=True,
+                             text=True, timeout=300)
+    assert as_json.returncode == 0, as_json.stderr
+    as_text = subprocess.run(args, capture_output=True, text=True, timeout=300)
+    page, doc = out.read_text(encoding="utf-8"), json.loads(as_json.stdout)
+    page_text = _visible_text(page)
+    assert len(doc["systems"]) == 2
+    for k, system in enumerate(doc["systems"]):
+        assert f'id="system-{k}"' in page
+        rows = _table_rows(page, f"configurations-table-{k}")
+        assert [(r[0], round(float(r[1]), 6)) for r in rows[1:]] == [
+            (c["name"], round(c["BLEU"], 6)) for c in system["compare"]["configurations"]]
+        for j, pair in enumerate(system["compare"]["decomposition"]):
+            if pair["not_decomposable"]:
+                assert f'id="chart-waterfall-{k}-{j}"' not in page
+    sentences = [" ".join(line.split()) for line in as_text.stdout.splitlines()
+                 if "not decomposable" in line]
+    assert len(sentences) == 4 and all(x in page_text for x in sentences)
 
 
 @needs_chromium
