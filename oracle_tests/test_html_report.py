@@ -362,6 +362,28 @@ def test_compare_html_two_systems_and_a_sentence_average(tmp_path: Path) -> None
     assert len(sentences) == 4 and all(x in page_text for x in sentences)
 
 
+def test_compare_html_interaction_sentence_and_a_zero_step(tmp_path: Path) -> None:
+    """nltk -> sacrebleu on two lines whose 4-grams all miss on str.split() tokens (the corpus
+    of test_score_compare_options, where sacreBLEU gives the numbers): smoothing's step is +0
+    and its Shapley value is not; the page carries the text's sentence saying why, and the
+    waterfall labels the +0 step (a dot, not a missing bar)."""
+    hyp, ref = tmp_path / "hyp.txt", tmp_path / "ref.txt"
+    hyp.write_text("the cat sat, on the mat.\nthe dog ran, to the park.\n", encoding="utf-8")
+    ref.write_text("the cat sat , on the mat .\nthe dog ran , to the park .\n", encoding="utf-8")
+    out = tmp_path / "page.html"
+    proc = subprocess.run([sys.executable, "-m", "bleu_compat", "score", str(ref), "-i", str(hyp),
+                           "--compare", "nltk", "sacrebleu", "--html", str(out)],
+                          capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    page = out.read_text(encoding="utf-8")
+    sentence = next(" ".join(line.split()) for line in proc.stdout.splitlines()
+                    if "smoothing: its step (+0) and its Shapley value" in line)
+    notes = re.search(r'<ul class="notes">(.*?)</ul>', page, re.S)
+    assert notes and sentence in _visible_text(notes.group(1))
+    assert re.search(r'id="pair-0-0">nltk → sacrebleu<', page)
+    assert "+0" in _figure_svg_text(page, "chart-waterfall-0-0")
+
+
 @needs_chromium
 def test_compare_html_renders_in_chromium(wmt17_page: dict[str, Any], tmp_path: Path) -> None:
     """In headless Chromium the WMT17 page renders every chart with drawn pixels (the probe
