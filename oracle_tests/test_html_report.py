@@ -242,6 +242,8 @@ def test_compare_html_causes_ranked_and_folded_as_the_json(wmt17_page: dict[str,
             assert f'id="causes-0-{j}"' not in page
             continue
         tables += 1
+        index = re.search(rf'<li><a href="#pair-0-{j}">(.*?)</li>', page)
+        assert index and f"largest cause: {expected[0]} (" in _visible_text(index.group(1))
         rows = _table_rows(page, f"causes-0-{j}")
         assert [r[0] for r in rows[1:]] == expected
         for row in rows[1:]:

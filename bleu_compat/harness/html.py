@@ -536,6 +536,19 @@ def _cmp_table(rows: Sequence[Sequence[str]], numeric: Sequence[int], table_id: 
     return f'<div id="{table_id}">' + _table(head, marked, numeric=numeric) + "</div>"
 
 
+def _largest(pair: dict[str, Any]) -> str:
+    """``"; largest cause: tokenization (-4.915795)"`` from the pair's ranked table, or a
+    word on why there is none."""
+    if "unexpected" in pair:
+        return '; <span class="unexpected">UNEXPECTED</span>'
+    if "not_decomposable" in pair:
+        return "; not decomposable"
+    rows = pair["parts"]["rows"]
+    if rows is None:
+        return "; no cause of 1e-9 points or more" if pair["parts"]["chain"] else "; the same number"
+    return f"; largest cause: {_e(rows[1][0])} ({_e(rows[1][2] if rows[1][2] != '-' else rows[1][3])})"
+
+
 def compare_to_html(doc: dict[str, Any]) -> str:
     """``score --compare --html FILE``: the comparison as one self-contained HTML page.
 
@@ -586,6 +599,13 @@ def compare_to_html(doc: dict[str, Any]) -> str:
         body.append(_cmp_table(conf["rows"], (1,), f"configurations-table-{k}"))
         body.append(_list(conf["words"]))
         body.append(_list(conf["mismatches"], "unexpected"))
+        if len(system["pairs"]) > 1:  # an index: the page of eleven configurations has 55 pairs
+            body.append(f'<p id="pairs-{k}">The gaps between the configurations (each links to '
+                        "its decomposition; the largest cause by the size of its Shapley "
+                        "value):</p><ul class=\"index\">" + "".join(
+                            f'<li><a href="#pair-{k}-{j}">{_e(pair["head"])}</a>'
+                            + _largest(pair) + "</li>"
+                            for j, pair in enumerate(system["pairs"])) + "</ul>")
         for j, pair in enumerate(system["pairs"]):
             body.append(f'<h3 id="pair-{k}-{j}">{_e(pair["from"])} → {_e(pair["to"])}</h3>')
             if "unexpected" in pair:
