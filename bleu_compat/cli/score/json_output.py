@@ -32,7 +32,7 @@ def system_json(name: str, result: BleuResult) -> dict[str, Any]:
 
 
 def _decomposition_json(res: Any) -> list[dict[str, Any]]:
-    """Each pair's decomposition in points (0-100), the shape html.compare_to_html draws."""
+    """Each pair's decomposition in points (0-100) with its exact values (0-1 fractions)."""
     points = {run.config.name: run.points for run in res.runs}
     out = []
     for d in res.decompositions:
