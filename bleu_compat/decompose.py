@@ -518,6 +518,16 @@ class _Statistics:
                 handle.write("".join(line.lower() + "\n" for line in lines))
         return target
 
+    @staticmethod
+    def _library_tokenize(tok: str) -> Any:
+        """For a library's own tokenizer ``tok`` (not one of ours), its adapter's
+        ``tokenize_lines`` bound to ``tok``; None for ours."""
+        if tok in _TOKENIZERS or tok == "none":
+            return None
+        lib = next(x for x in _libraries() if tok in x.tokenizers)
+        adapter = lib.adapter_module()
+        return lambda lines: adapter.tokenize_lines(tok, lines)
+
     def _library_tokenized(self, path: str, index: int, tok: str, lowercase: bool) -> str:
         """A file of ``path``'s lines as a library's own tokenizer ``tok`` makes them (tokens
         joined by one space), for the fast path to count with ``none``."""
@@ -536,15 +546,22 @@ class _Statistics:
                 handle.write("".join(" ".join(t) + "\n" for t in tokens))
         return target
 
-    def ref_lengths(self, tok: str, lowercase: bool) -> list[list[int]]:
-        """Per segment, the length of each reference in tokens (in the order the files are given)."""
-        key = ("ref-lengths", tok, lowercase)
+    def ref_lengths(self, tok: str, lowercase: Any, whitespace: str = "python",
+                    chop: str = "off") -> list[list[int]]:
+        """Per segment, the length of each reference in tokens (in the order the files are
+        given), under the same text rules as :meth:`get` (a script's case, whitespace, chop)."""
+        key = ("ref-lengths", tok, lowercase, whitespace, chop)
         if key not in self._lengths:
             from bleu_compat.corpus_io import read_lines
+            from bleu_compat.text_rules import is_plain, rule_tokens
 
             per_file = []
             for k, path in enumerate(self.ref_paths):
-                if tok not in _TOKENIZERS and tok != "none":  # a library's own tokenizer
+                if not is_plain(lowercase, whitespace, chop):
+                    tokens = rule_tokens(path, tok, lowercase, whitespace, chop,
+                                         self._library_tokenize(tok))
+                    lengths = [len(t) for t in tokens]
+                elif tok not in _TOKENIZERS and tok != "none":  # a library's own tokenizer
                     path = self._library_tokenized(path, k + 1, tok, lowercase)
                     lengths = [len(line.split()) for line in read_lines(path).lines]
                 else:
@@ -617,7 +634,8 @@ class _Statistics:
             if not is_plain(lowercase, whitespace, chop):
                 from bleu_compat.text_rules import rule_tokens
 
-                sides = [rule_tokens(p, tok, lowercase, whitespace, chop)[-1] for p in paths]
+                sides = [rule_tokens(p, tok, lowercase, whitespace, chop,
+                                     self._library_tokenize(tok))[-1] for p in paths]
             elif tok not in _TOKENIZERS and tok != "none":  # a library's own tokenizer
                 sides = [read_lines(self._library_tokenized(p, k, tok, lowercase)).lines[-1].split()
                          for k, p in enumerate(paths)]
@@ -643,8 +661,10 @@ class _Statistics:
             from bleu_compat.text_rules import rule_tokens
 
             try:
-                hyps = rule_tokens(self.hyp_path, tok, lowercase, whitespace, chop)
-                refs = [rule_tokens(p, tok, lowercase, whitespace, chop) for p in self.ref_paths]
+                own = self._library_tokenize(tok)
+                hyps = rule_tokens(self.hyp_path, tok, lowercase, whitespace, chop, own)
+                refs = [rule_tokens(p, tok, lowercase, whitespace, chop, own)
+                        for p in self.ref_paths]
             except ValueError as exc:
                 raise UnreproducedError(str(exc)) from None
             total = SufficientStats.zero(self.max_order)
@@ -929,7 +949,8 @@ class _Evaluator:
             stats: Stats = {"matches": list(total.matches), "totals": list(total.totals),
                             "candidate_length": total.hyp_len, "reference_length": total.ref_len}
             counted = Counted(rows, self.max_order, tok, case,
-                              functools.partial(self.stats.ref_lengths, tok, case))
+                              functools.partial(self.stats.ref_lengths, tok, case,
+                                                state["whitespace"], state["chop"]))
             for kind in kinds:
                 stats = STATISTICS_KINDS[kind].apply(stats, counted)
             self._changed[key] = stats
@@ -1303,7 +1324,8 @@ def _lines_behind(name: str, state: dict[str, Any], nxt: dict[str, Any], ev: _Ev
         _, rows = ev.stats.get(state["tokenization"], state["case"], state["whitespace"],
                                state["chop"])
         tok = _describe("tokenization", state["tokenization"])
-        lengths = (ev.stats.ref_lengths(state["tokenization"], state["case"])
+        lengths = (ev.stats.ref_lengths(state["tokenization"], state["case"], state["whitespace"],
+                                        state["chop"])
                    if STATISTICS_KINDS[kind].needs_lengths else [None] * len(rows))
         return (tuple(k + 1 for k, (row, ls) in enumerate(zip(rows, lengths))
                       if segment_behind(name, n, row, ref_lengths=ls)),
@@ -1353,9 +1375,10 @@ def _line_effects(key: str, state: dict[str, Any], nxt: dict[str, Any],
         _, rows_b = ev.stats.get(nxt["tokenization"], nxt["case"], nxt["whitespace"], nxt["chop"])
     needs = any(STATISTICS_KINDS[kind].needs_lengths
                 for name, kind in _statistics().items() if state[name] or nxt[name])
-    len_a = ev.stats.ref_lengths(state["tokenization"], state["case"]) if needs else None
-    len_b = (ev.stats.ref_lengths(nxt["tokenization"], nxt["case"]) if needs and text
-             else len_a)
+    len_a = (ev.stats.ref_lengths(state["tokenization"], state["case"], state["whitespace"],
+                                  state["chop"]) if needs else None)
+    len_b = (ev.stats.ref_lengths(nxt["tokenization"], nxt["case"], nxt["whitespace"], nxt["chop"])
+             if needs and text else len_a)
     corpus = ev.statistics(state)
     base = Fraction(ev.score(state, corpus))
     effects = []

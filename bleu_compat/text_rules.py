@@ -78,9 +78,15 @@ def _lower(line: str, case: Any) -> str:
 
 
 def rule_tokens(path: str | Path, tokenize: str, case: Any, whitespace: str,
-                chop: str) -> list[list[str]]:
+                chop: str, tokenize_lines: Any = None) -> list[list[str]]:
     """Every line's tokens: ``case``, then the tokenizer ``tokenize`` (``none`` or ``split``:
     whitespace only) splitting on ``whitespace``'s characters.
+
+    Args:
+        tokenize_lines: for a library's own tokenizer (not one of ours), the function that
+            tokenizes a list of lines as that library does (its adapter's ``tokenize_lines``);
+            it sees the lines with the whitespace the rules do not split on replaced by
+            private-use placeholders (no tokenizer splits on those), put back in its tokens.
 
     Raises:
         ValueError: an unknown rule, or a line holding one of the placeholders.
@@ -93,12 +99,15 @@ def rule_tokens(path: str | Path, tokenize: str, case: Any, whitespace: str,
     back = {v: k for k, v in ph.items()}
     table = str.maketrans(ph)
     undo = str.maketrans(back)
-    tok = get_tokenizer("none" if tokenize in ("none", "split") else tokenize)
-    out = []
+    prepared = []
     for k, line in enumerate(_lines(path, chop), 1):
         if back and any(c in line for c in back):
             raise ValueError(f"{path} line {k} holds a private-use character U+F00xx that the "
                              "decomposition uses to mark whitespace")
-        line = _lower(line, case).translate(table)
-        out.append([t.translate(undo) for t in tok(line)] if ph else tok(line))
-    return out
+        prepared.append(_lower(line, case).translate(table))
+    if tokenize_lines is not None:
+        tokens = [list(t) for t in tokenize_lines(prepared)]
+    else:
+        tok = get_tokenizer("none" if tokenize in ("none", "split") else tokenize)
+        tokens = [tok(line) for line in prepared]
+    return [[t.translate(undo) for t in line] for line in tokens] if ph else tokens

@@ -366,3 +366,34 @@ def test_api_is_lazy_and_documented():
             "assert 'bleu_compat.decompose' in sys.modules")
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     assert proc.returncode == 0, proc.stderr
+
+
+@pytest.mark.parametrize("whitespace, expected", [
+    ("ascii", [3, 2]),   # U+00A0 is not ASCII whitespace: "a\u00a0b" stays one token
+    ("python", [4, 2]),  # Python's str.split() splits at U+00A0
+])
+def test_library_tokenizer_under_a_scripts_text_rules(tmp_path, whitespace, expected):
+    """A decomposition between a library with a tokenizer of its own (tensor2tensor's
+    bleu_tokenize) and a Perl script passes through states that combine that tokenizer with
+    the script's case, whitespace and chop rules; their statistics and reference lengths are
+    counted under those rules (once an UNEXPECTED "tokenize='t2t' must be one of ..." or
+    "invalid literal for int(): 'ascii'" on bleuscore/t2t -> multi-bleu.perl/mteval-v13a).
+    Expected lengths by hand: bleu_tokenize splits ',' off; ASCII lowercasing only."""
+    from bleu_compat.decompose import _Statistics
+
+    ref, hyp = tmp_path / "r.txt", tmp_path / "h.txt"
+    ref.write_text("A\u00a0B, c\nD E\n", encoding="utf-8")
+    hyp.write_text("a\u00a0b, c\nd e\n", encoding="utf-8")
+    stats = _Statistics(str(hyp), [str(ref)], 4)
+    try:
+        lengths = stats.ref_lengths("t2t", "ascii", whitespace, "off")
+        assert [seg[0] for seg in lengths] == expected
+        total, rows = stats.get("t2t", "ascii", whitespace, "off")
+        # hypothesis == reference after ASCII lowercasing: every n-gram matches
+        assert total.hyp_len == total.ref_len == sum(expected)
+        assert list(total.matches) == list(total.totals)
+        assert [row[-1] for row in rows] == expected  # each segment's reference length
+        hyp_tokens, ref_tokens = stats.last_segment("t2t", "ascii", whitespace, "off")
+        assert hyp_tokens == ["d", "e"] and ref_tokens == [["d", "e"]]
+    finally:
+        stats.close()
