@@ -25,3 +25,42 @@ def shared_dir() -> Path:
     if not (SHARED / "SPEC.md").is_file():
         pytest.skip(f"../shared is absent ({SHARED}): the contract's data is not on this machine")
     return SHARED
+
+
+# --- tests that time themselves run alone -------------------------------------------------
+#
+# pyproject's addopts run the suite on two pytest-xdist workers. A test marked ``serial``
+# asserts a wall-clock bound (a SIGINT answered within 2 s, /healthz latency while the server
+# is loaded): it runs while the other worker is idle, as it did in the single-process suite.
+# Two flock(2) locks in the run's shared temporary directory: every test holds ``tests.lock``
+# shared; a serial test holds it exclusively. A serial test first takes ``gate.lock`` and keeps
+# it until it ends, and every other test passes through ``gate.lock`` before taking its shared
+# lock, so a waiting serial test is not starved by the other worker's next tests.
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line(
+        "markers", "serial: asserts a wall-clock bound; under xdist it runs while no other test runs")
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_protocol(item: pytest.Item, nextitem: pytest.Item | None):  # type: ignore[no-untyped-def]
+    if "PYTEST_XDIST_WORKER" not in os.environ:
+        yield
+        return
+    import fcntl
+
+    folder = item.config._tmp_path_factory.getbasetemp().parent  # type: ignore[attr-defined]
+    serial = item.get_closest_marker("serial") is not None
+    with open(folder / "gate.lock", "a") as gate, open(folder / "tests.lock", "a") as tests:
+        fcntl.flock(gate, fcntl.LOCK_EX)
+        if serial:
+            fcntl.flock(tests, fcntl.LOCK_EX)
+        else:
+            fcntl.flock(tests, fcntl.LOCK_SH)
+            fcntl.flock(gate, fcntl.LOCK_UN)
+        try:
+            yield
+        finally:
+            fcntl.flock(tests, fcntl.LOCK_UN)
+            fcntl.flock(gate, fcntl.LOCK_UN)

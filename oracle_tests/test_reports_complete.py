@@ -179,6 +179,7 @@ def _interrupt(args: list[str], after: float, cwd: Path, chunks: Path | None = N
     return proc.returncode, err, time.monotonic() - sent
 
 
+@pytest.mark.serial  # asserts a wall-clock bound: see conftest.py
 def test_sigint_stops_a_crosscheck_with_workers_at_once(tmp_path: Path) -> None:
     """Was 258 s (95 s with --checkpoint); now exit 130 within 2 s, one line, the finished
     chunks kept; the rerun resumes to the report of an uninterrupted run."""
@@ -202,6 +203,7 @@ def test_sigint_stops_a_crosscheck_with_workers_at_once(tmp_path: Path) -> None:
         (tmp_path / "whole" / "crosscheck.json").read_bytes()
 
 
+@pytest.mark.serial  # asserts a wall-clock bound: see conftest.py
 def test_sigint_without_checkpoint(tmp_path: Path) -> None:
     code, err, took = _interrupt(["crosscheck", "--cases", "3000", "--workers", "2", "--no-progress",
                                   "--out", str(tmp_path)], 6.0, ROOT)

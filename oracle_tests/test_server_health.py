@@ -67,6 +67,7 @@ def test_healthz_over_the_connection_cap(capped: str) -> None:
             s.close()
 
 
+@pytest.mark.serial  # asserts a wall-clock bound: see conftest.py
 def test_healthz_during_concurrent_large_bodies() -> None:
     valid, _ = _valid_max_body()
     kinds = [(TOKENS_BODY, 413), (EMPTIES_BODY, 413), (valid, 200), (INTS_BODY, 413)]
