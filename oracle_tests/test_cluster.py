@@ -19,6 +19,9 @@ from typing import Any
 
 import pytest
 
+# pytest-xdist: one worker runs this module (one LocalCluster and one pool report for the module)
+pytestmark = pytest.mark.xdist_group("test_cluster")
+
 distributed = pytest.importorskip("distributed")
 
 from bleu_compat.cli import main  # noqa: E402

@@ -25,6 +25,9 @@ import pytest
 
 from bleu_compat.cli import main
 
+# pytest-xdist: one worker runs this module (the WMT17 --compare fixture is computed once)
+pytestmark = pytest.mark.xdist_group("test_decompose")
+
 ROOT = Path(__file__).resolve().parent.parent
 WMT17 = ROOT / "fixtures" / "real" / "wmt17-en-de-uedin-nmt"
 REF = str(WMT17 / "ref.A.txt")

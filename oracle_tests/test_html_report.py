@@ -28,6 +28,9 @@ from bleu_compat.harness.html import OUTCOME_COLOURS, to_html
 from bleu_compat.harness.report import build_report
 from bleu_compat.harness.run import run_crosscheck
 
+# pytest-xdist: one worker runs this module (its crosscheck, the report fixture, is computed once)
+pytestmark = pytest.mark.xdist_group("test_html_report")
+
 ROOT = Path(__file__).resolve().parent.parent
 FLAWED = "impl:examples/flawed_bleu.py:bleu"
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")

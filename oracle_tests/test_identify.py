@@ -16,6 +16,9 @@ import pytest
 
 from bleu_compat.cli import main
 
+# pytest-xdist: one worker runs this module (the WMT17 search fixture is computed once)
+pytestmark = pytest.mark.xdist_group("test_identify")
+
 sacrebleu = pytest.importorskip("sacrebleu")
 nltk_bleu = pytest.importorskip("nltk.translate.bleu_score")
 

@@ -9,6 +9,9 @@ from pathlib import Path
 
 import pytest
 
+# pytest-xdist: one worker runs this module (the wheel is built once)
+pytestmark = pytest.mark.xdist_group("test_packaging")
+
 REPO = Path(__file__).resolve().parent.parent
 
 

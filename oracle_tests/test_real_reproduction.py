@@ -57,6 +57,9 @@ from bleu_compat.rounding import to_fixed_str
 from bleu_compat.tokenizers import tokenize_lines
 from bleu_compat.ulp import ulp_distance
 
+# pytest-xdist: one worker runs this module (the scored fixture, score on every reference set, is computed once)
+pytestmark = pytest.mark.xdist_group("test_real_reproduction")
+
 ULP_BOUND = 8
 #: ULP distances (0–100 scale) observed with sacreBLEU 2.6.0 when this test was written
 OBSERVED_MAX_ULPS = 4

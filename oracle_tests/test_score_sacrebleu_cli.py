@@ -26,6 +26,9 @@ import bleu_compat
 from bleu_compat.cli import main
 from bleu_compat.cli.score.sacrebleu_form import SACREBLEU_RELEASE, sacrebleu_bleu
 
+# pytest-xdist: one worker runs this module (the real sacreBLEU outputs are computed once)
+pytestmark = pytest.mark.xdist_group("test_score_sacrebleu_cli")
+
 sacrebleu = pytest.importorskip("sacrebleu")
 
 REAL = Path(__file__).resolve().parent.parent / "fixtures" / "real"

@@ -24,6 +24,9 @@ import bleu_compat
 from bleu_compat.cli import main
 from bleu_compat.harness.truth import segment_truth_stats, truth
 
+# pytest-xdist: one worker runs this module (the WMT17 --compare fixture is computed once)
+pytestmark = pytest.mark.xdist_group("test_score_segments")
+
 ROOT = Path(__file__).resolve().parent.parent
 WMT17 = ROOT / "fixtures" / "real" / "wmt17-en-de-uedin-nmt"
 REF = str(WMT17 / "ref.A.txt")
