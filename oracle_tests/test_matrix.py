@@ -148,7 +148,7 @@ class TestAdapterVersions:
         # 3.6+: the zero precision is left out, so only 0.5 * ln(0.75) is summed
         assert nltk_final_score([0.75, 0.0], 1.0, (0.5, 0.5)) == math.exp(0.5 * math.log(0.75))
 
-    def test_unusable_release_is_exit_2_naming_it(self, monkeypatch, capsys) -> None:
+    def test_unusable_release_is_exit_2_naming_it(self, monkeypatch, capsys, tmp_path) -> None:
         """A sacreBLEU release the adapter cannot speak stops the crosscheck with exit 2 and a
         message naming the library and version (never 'internal error')."""
         import bleu_compat.libraries as libs
@@ -158,7 +158,7 @@ class TestAdapterVersions:
         monkeypatch.setattr(libs, "library_version",
                             lambda lib: "1.3.7" if lib == "sacrebleu" else real(lib))
         code = main(["crosscheck", "--cases", "1", "--no-real", "--workers", "1", "--no-progress",
-                     "--out", str(Path(os.environ.get("TMPDIR", "/tmp")) / "bc-unusable")])
+                     "--out", str(tmp_path / "bc-unusable")])
         err = capsys.readouterr().err
         assert code == 2
         assert "sacreBLEU 1.3.7 is installed" in err and "internal error" not in err
