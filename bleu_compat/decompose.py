@@ -1211,6 +1211,13 @@ class Decomposition:
             numbers are the libraries' own (e.g. a sentence average against a corpus
             BLEU: different aggregation); not UNEXPECTED.
         shapley_note: None, or why there are no Shapley values (too many factors).
+        factors: the names of every factor that differs between the two ends, in the
+            order of :attr:`values`' bits (bit i = factor i), inert ones included.
+        values: the score (0–1 scale) of every subset of :attr:`factors` switched to
+            ``to``'s value (index = bit mask), as evaluated; empty when not enumerated.
+            What the steps, the inert list and the Shapley values were computed from,
+            kept so that an independent check (:mod:`bleu_compat.harness.decomposition_check`)
+            can recompute them.
     """
 
     frm: str
@@ -1222,6 +1229,8 @@ class Decomposition:
     inert: tuple[str, ...] = ()
     shapley_note: str | None = None
     not_decomposable: str | None = None
+    factors: tuple[str, ...] = ()
+    values: tuple[float, ...] = ()
 
     @property
     def difference(self) -> Fraction:
@@ -1532,7 +1541,8 @@ def decompose(a: Configuration, b: Configuration, a_bleu: float, b_bleu: float,
             state[factors[i].key] = factors[i].b
     assert ev.value(state) == b_bleu  # the steps end at the library's number, bit for bit
     return Decomposition(a.name, b.name, a_bleu, b_bleu, tuple(causes), inert=inert,
-                         shapley_note=note)
+                         shapley_note=note, factors=tuple(f.name for f in factors),
+                         values=tuple(values))
 
 
 def compare(hypothesis: str, references: Sequence[str],

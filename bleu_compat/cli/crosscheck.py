@@ -338,6 +338,19 @@ def _summary(report: dict[str, Any], out: Path | None, elapsed: float) -> None:
         print(f"  TOO BROAD {t['entry']} ({t['implementation']}, release {ex.get('release')}): "
               f"{t['count']} case(s), first {ex.get('case_id')}: with {' + '.join(ex.get('with', ()))} "
               f"the model gives {ex.get('model')!r}, the library {ex.get('library')!r}")
+    dec = report.get("decompositions") or {}
+    print(f"  decompositions checked: {dec.get('checked', 0)}; failed checks: "
+          f"{report.get('decomposition_failures_count', 0)}")
+    for f in dec.get("failures", ())[:10]:
+        print(f"  DECOMPOSITION CHECK FAILED: {f['check']} ({f['pair']}, {f.get('corpus')}): "
+              f"{f['detail']}")
+    exact = report.get("exact_side") or {}
+    print(f"  exact side recomputed: {exact.get('checked', 0)} cases "
+          f"({sum(exact.get('regimes', {}).values())} aimed at its special ranges); "
+          f"differences: {report.get('exact_findings_count', 0)}")
+    for f in exact.get("findings", ())[:5]:
+        print(f"  EXACT SIDE DIFFERS {f['case_id']} {f['field']}: truth {f['truth']!r}, "
+              f"second route {f['direct']!r}")
     print(f"UNEXPECTED: {report['unexpected_count']}; too broad: {report.get('too_broad_count', 0)}; "
           f"wall time {elapsed:.1f} s"
           + (f"; reports in {out}/crosscheck.{{{','.join(_written(out))}}}" if out else ""))
@@ -471,7 +484,15 @@ def cmd_crosscheck(args: argparse.Namespace) -> int:
     unjudged = not_judged(report)
     if unjudged:
         return usage(unjudged)
-    return 1 if report["unexpected_count"] or report.get("too_broad_count") else 0
+    return 1 if failed(report) else 0
+
+
+def failed(report: dict[str, Any]) -> bool:
+    """Whether a crosscheck report fails: UNEXPECTED differences, catalog entries too broad,
+    decompositions failing their independent check, or exact doubles the second route
+    does not confirm."""
+    return bool(report["unexpected_count"] or report.get("too_broad_count")
+                or report.get("decomposition_failures_count") or report.get("exact_findings_count"))
 
 
 def not_judged(report: dict[str, Any]) -> str | None:

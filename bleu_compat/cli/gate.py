@@ -104,6 +104,8 @@ BASELINE_SCHEMA: dict[str, Any] = {
                                      "items": {"type": "integer", "minimum": 0, "maximum": MAX_CASES}},
         },
         "too_broad": {"type": "array", "items": {"type": "string"}},
+        "decomposition_failures": {"type": "array", "items": {"type": "string"}},
+        "exact_findings": {"type": "array", "items": {"type": "string"}},
     },
 }
 
@@ -282,6 +284,13 @@ def baseline_of(report: dict[str, Any]) -> dict[str, Any]:
         **({"sample": report["sampled"]} if report.get("sampled") else {}),
         **({"too_broad": sorted(f"{t['tool']} | {t['implementation']} | {t['entry']}"
                                 for t in report["too_broad"])} if report.get("too_broad") else {}),
+        **({"decomposition_failures": sorted(
+            f"{f['check']} | {f['pair']} | {f.get('corpus')}"
+            for f in report["decompositions"]["failures"])}
+           if (report.get("decompositions") or {}).get("failures") else {}),
+        **({"exact_findings": sorted(f"{f['case_id']} | {f['field']}"
+                                    for f in report["exact_side"]["findings"])}
+           if (report.get("exact_side") or {}).get("findings") else {}),
         **_implementations_of(report),
     }
 
@@ -319,6 +328,9 @@ def gate_diff(baseline: dict[str, Any], current: dict[str, Any]) -> list[str]:
         problems.append(f"+ {current['unexpected_count']} UNEXPECTED difference(s) (baseline: "
                         f"{baseline.get('unexpected_count', 0)})")
     problems += [f"+ catalog entry too broad: {t}" for t in current.get("too_broad", ())]
+    problems += [f"+ decomposition check failed: {t}" for t in current.get("decomposition_failures", ())]
+    problems += [f"+ exact side differs from the second route: {t}"
+                 for t in current.get("exact_findings", ())]
     old, new = set(baseline.get("kinds", [])), set(current["kinds"])
     problems += [f"+ new kind of divergence: {k}" for k in sorted(new - old)]
     problems += [f"- known divergence disappeared: {k}" for k in sorted(old - new)]

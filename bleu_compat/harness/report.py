@@ -109,6 +109,13 @@ def build_report(tally: Tally, *, seed: int, cases: dict[str, int], versions: di
         "reproducers": group_reproducers(unexpected),
         "too_broad_count": len(too_broad),
         "too_broad": too_broad,
+        "decompositions": {"checked": tally.decompositions,
+                           "failures": list(tally.decomposition_failures)},
+        "decomposition_failures_count": len(tally.decomposition_failures),
+        "exact_side": {"checked": tally.exact_checked,
+                       "regimes": dict(sorted(tally.exact_regimes.items())),
+                       "findings": list(tally.exact_findings)},
+        "exact_findings_count": len(tally.exact_findings),
         "never_reproduced": never_reproduced(versions, implementations or IMPLEMENTATIONS,
                                              set(entries_out)),
     }
@@ -256,6 +263,12 @@ def to_markdown(report: dict[str, Any]) -> str:
         "",
         f"**Catalog entries too broad: {report.get('too_broad_count', 0)}.**",
         "",
+        f"**Decompositions checked: {report.get('decompositions', {}).get('checked', 0)}; "
+        f"failed checks: {report.get('decomposition_failures_count', 0)}.**",
+        "",
+        f"**Exact side recomputed on {report.get('exact_side', {}).get('checked', 0)} cases; "
+        f"differences: {report.get('exact_findings_count', 0)}.**",
+        "",
         "## Summary (cases per tool and implementation)",
         "",
         "| tool | implementation | agree | explained | UNEXPECTED | not representable |",
@@ -293,6 +306,28 @@ def to_markdown(report: dict[str, Any]) -> str:
                   f"{_md_value(ex.get('model'))} where the library gives {_md_value(ex.get('library'))}"
                   + (f" ({ex['note']})" if ex.get("note") else "") + ".", "",
                   "```json", dumps_js(ex.get("request")), "```", ""]
+    lines += ["", "## Decompositions (score --compare, checked independently)", "",
+              "Generated raw-text corpora and a slice of each bundled real corpus, through every "
+              "pair of the built-in configurations whose implementation ran; each decomposition "
+              "judged by `bleu_compat.harness.decomposition_check` (end states, factors, inert, "
+              "telescoping, Shapley).", ""]
+    dec = report.get("decompositions") or {}
+    lines.append(f"Checked: {dec.get('checked', 0)}.")
+    if not dec.get("failures"):
+        lines += ["", "None failed."]
+    for f in dec.get("failures", ()):
+        lines.append(f"- **{f['check']}** failed for {f['pair']} on {f.get('corpus')}: "
+                     f"{_md_value(f['detail'])}")
+    exact = report.get("exact_side") or {}
+    lines += ["", "## The truth's exact side, recomputed by a second route", "",
+              f"Cases: {exact.get('checked', 0)}; aimed at its special ranges: "
+              + (", ".join(f"{k} {n}" for k, n in exact.get("regimes", {}).items()) or "none")
+              + ".", ""]
+    if not exact.get("findings"):
+        lines.append("None differ.")
+    for f in exact.get("findings", ()):
+        lines.append(f"- {f['case_id']} `{f['field']}`: truth {f['truth']!r}, second route "
+                     f"{f['direct']!r} (c {f.get('candidate_length')}, r {f.get('reference_length')})")
     lines += ["", "## Entries of the installed releases never reproduced in this run", ""]
     if not report.get("never_reproduced"):
         lines.append("None: every entry of the installed releases' dialects was reproduced.")
@@ -404,6 +439,16 @@ def to_junit(report: dict[str, Any]) -> str:
                         f"{ex.get('model')!r}, the library {ex.get('library')!r}\n"
                         + dumps_js(ex.get("request")))
         by_tool.setdefault("consistency", []).append(case)
+    for f in (report.get("decompositions") or {}).get("failures", ()):
+        case = ET.Element("testcase", classname="decompositions", name=f"{f['pair']} {f['check']}")
+        failure = ET.SubElement(case, "failure", type="DECOMPOSITION", message=f"{f['check']} failed")
+        failure.text = f"{f.get('corpus')}: {f['detail']}"
+        by_tool.setdefault("decompositions", []).append(case)
+    for f in (report.get("exact_side") or {}).get("findings", ()):
+        case = ET.Element("testcase", classname="exact-side", name=f"{f['case_id']} {f['field']}")
+        failure = ET.SubElement(case, "failure", type="EXACT-SIDE", message="exact doubles differ")
+        failure.text = f"truth {f['truth']!r}, second route {f['direct']!r}"
+        by_tool.setdefault("exact-side", []).append(case)
     for r in report["real"]:
         for impl in report["implementations"]:
             case = ET.Element("testcase", classname=f"real.{r['name']}", name=impl)

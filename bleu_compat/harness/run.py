@@ -168,6 +168,15 @@ class Tally:
         too_broad: (tool, implementation, entry) -> [count, first finding]: catalog entries
             claimed for the installed release whose models change a reproduced output
             (:mod:`bleu_compat.harness.consistency`, issue 25); any fails the run.
+        decompositions: ``score --compare`` decompositions checked by the independent check
+            (:mod:`bleu_compat.harness.decomposition_check`, issue 25).
+        decomposition_failures: the checks they failed (``{"check", "pair", "detail",
+            "corpus"}``); any fails the run.
+        exact_checked: cases whose exact values were recomputed by the second route
+            (:mod:`bleu_compat.harness.exact_check`); exact_regimes: the generated cases
+            aimed at each range the truth's exact side treats specially -> count.
+        exact_findings: fields where the truth's exact double differs from the second
+            route's; any fails the run.
     """
 
     cases: dict[str, int] = field(default_factory=dict)
@@ -182,6 +191,11 @@ class Tally:
     real: list[dict[str, Any]] = field(default_factory=list)
     invalid: dict[str, dict[str, int]] = field(default_factory=dict)
     too_broad: dict[tuple[str, str, str], list[Any]] = field(default_factory=dict)
+    decompositions: int = 0
+    decomposition_failures: list[dict[str, Any]] = field(default_factory=list)
+    exact_checked: int = 0
+    exact_regimes: dict[str, int] = field(default_factory=dict)
+    exact_findings: list[dict[str, Any]] = field(default_factory=list)
 
     def add_too_broad(self, findings: Sequence[dict[str, Any]]) -> None:
         """Count consistency findings (:func:`bleu_compat.harness.consistency.too_broad`)."""
@@ -281,10 +295,16 @@ class Tally:
                 self.too_broad[key][0] += count
             else:
                 self.too_broad[key] = [count, example]
+        self.decompositions += other.decompositions
+        self.decomposition_failures.extend(other.decomposition_failures)
+        self.exact_checked += other.exact_checked
+        for key, n in other.exact_regimes.items():
+            self.exact_regimes[key] = self.exact_regimes.get(key, 0) + n
+        self.exact_findings.extend(other.exact_findings)
 
 
 #: ``format`` of a tally as JSON (a checkpoint's chunk files, :func:`tally_to_json`).
-TALLY_FORMAT = "bleu-compat-tally/2"
+TALLY_FORMAT = "bleu-compat-tally/3"
 
 _KEY4 = {"type": "array", "items": [{"type": "string"}] * 3
          + [{"type": "array", "items": {"type": "string"}}], "minItems": 4, "maxItems": 4}
@@ -315,7 +335,9 @@ TALLY_SCHEMA: dict[str, Any] = {
     "$schema": "http://json-schema.org/draft-07/schema#",  # tuples as "items": [...]
     "type": "object",
     "required": ["format", "cases", "case_outcomes", "kinds", "kind_sets", "not_representable",
-                 "ulps", "ulps_max", "unexpected", "versions", "real", "invalid", "too_broad"],
+                 "ulps", "ulps_max", "unexpected", "versions", "real", "invalid", "too_broad",
+                 "decompositions", "decomposition_failures", "exact_checked", "exact_regimes",
+                 "exact_findings"],
     "additionalProperties": False,
     "properties": {
         "format": {"const": TALLY_FORMAT},
@@ -345,6 +367,11 @@ TALLY_SCHEMA: dict[str, Any] = {
             "properties": {k: _COUNT for k in ("cases", "agree", "unexpected")}}},
         "too_broad": {"type": "array", "items": {
             "type": "array", "items": [_KEY3, _COUNT, {"type": "object"}], "minItems": 3, "maxItems": 3}},
+        "decompositions": _COUNT,
+        "decomposition_failures": {"type": "array", "items": {"type": "object"}},
+        "exact_checked": _COUNT,
+        "exact_regimes": _COUNTS,
+        "exact_findings": {"type": "array", "items": {"type": "object"}},
     },
 }
 
@@ -391,6 +418,11 @@ def tally_to_json(tally: Tally) -> dict[str, Any]:
         "real": tally.real,
         "invalid": tally.invalid,
         "too_broad": [[key(k), count, example] for k, (count, example) in tally.too_broad.items()],
+        "decompositions": tally.decompositions,
+        "decomposition_failures": list(tally.decomposition_failures),
+        "exact_checked": tally.exact_checked,
+        "exact_regimes": dict(tally.exact_regimes),
+        "exact_findings": list(tally.exact_findings),
     }
 
 
@@ -431,6 +463,11 @@ def tally_from_json(data: Any) -> Tally:
         invalid=data["invalid"],
         too_broad={tuple(k): [count, _restore_markers(example)]  # type: ignore[misc]
                    for k, count, example in data["too_broad"]},
+        decompositions=data["decompositions"],
+        decomposition_failures=list(data["decomposition_failures"]),
+        exact_checked=data["exact_checked"],
+        exact_regimes=dict(data["exact_regimes"]),
+        exact_findings=_restore_markers(data["exact_findings"]),
     )
 
 
@@ -481,11 +518,115 @@ def _run_chunk(seed: int, tool_id: str, start: int, count: int,
 
 def _run_cases(seed: int, tool_id: str, numbers: tuple[int, ...],
                implementations: tuple[str, ...]) -> Tally:
+    from .exact_check import check_exact
+
     tally = Tally()
     for k in numbers:
         case = _guarded(f"{tool_id}#{k}", lambda: generate_case(seed, tool_id, k))
-        tally.add_case(_guarded(case.case_id, lambda: evaluate(
-            tool_id, case.case_id, case.request, implementations=implementations)), implementations)
+        result = _guarded(case.case_id, lambda: evaluate(
+            tool_id, case.case_id, case.request, implementations=implementations))
+        tally.add_case(result, implementations)
+        tally.exact_findings.extend(_guarded(case.case_id, lambda: check_exact(
+            tool_id, case.case_id, case.request, result.truth.expected, result.truth.exact)))
+        tally.exact_checked += 1
+    return tally
+
+
+#: generated requests per tool and range of :data:`~bleu_compat.harness.strategies.EXACT_REGIMES`
+#: in every run (issue 25, item 4): the truth's exact side, recomputed, on each range it
+#: treats specially (69 requests; ours is compared with the truth on them too)
+EXACT_PER_REGIME = 3
+
+
+def _run_exact_regimes(seed: int, implementations: tuple[str, ...]) -> Tally:
+    """The generated requests aimed at each range the truth's exact side treats specially:
+    the truth's exact doubles against the second route (:mod:`bleu_compat.harness.exact_check`),
+    and ours against the truth (a difference is UNEXPECTED, as on any case)."""
+    from .exact_check import check_exact
+    from .strategies import exact_regime_requests
+
+    tally = Tally()
+    ours = tuple(i for i in implementations if i == "ours")
+    for tool, case_id, request in _guarded("exact-regimes", lambda: exact_regime_requests(
+            seed, EXACT_PER_REGIME)):
+        regime = case_id.split("~exact:")[1].split("#")[0]
+        result = _guarded(case_id, lambda: evaluate(tool, case_id, request, implementations=ours))
+        tally.unexpected.extend(d for d in result.discrepancies if d.unexpected)
+        tally.exact_findings.extend(_guarded(case_id, lambda: check_exact(
+            tool, case_id, request, result.truth.expected, result.truth.exact)))
+        tally.exact_checked += 1
+        tally.exact_regimes[regime] = tally.exact_regimes.get(regime, 0) + 1
+    return tally
+
+
+#: raw-text corpora generated for the decomposition checks in every run of the libraries, and
+#: the segments of each bundled real corpus put through them too (issue 25, item 3)
+DECOMPOSITION_CORPORA = 4
+DECOMPOSITION_REAL_SEGMENTS = 30
+
+
+def decomposition_configurations(implementations: Sequence[str]) -> list[Any]:
+    """The built-in ``--compare`` configurations whose implementation runs here (a library
+    with a mode in ``implementations`` that is installed, and bleu-compat's card), parsed."""
+    from bleu_compat.decompose import BUILTIN, CARD, parse_config
+    from bleu_compat.libraries.registry import installed
+
+    ran = {i.split("/")[0] for i in implementations if "/" in i and not i.startswith("impl:")}
+    usable = {lib.name for lib in installed()} & ran
+    out = []
+    for name, cfg in BUILTIN.items():
+        if cfg.implementation != CARD and cfg.implementation not in usable:
+            continue
+        try:
+            out.append(parse_config(name))
+        except ValueError:  # a script the environment does not name (BLEU_COMPAT_MOSES_SCRIPTS)
+            continue
+    return out
+
+
+def _run_decompositions(seed: int, corpus: str, implementations: tuple[str, ...],
+                        root: str | None) -> Tally:
+    return _guarded(f"decompose:{corpus}", lambda: _run_decompositions_unguarded(
+        seed, corpus, implementations, root))
+
+
+def _run_decompositions_unguarded(seed: int, corpus: str, implementations: tuple[str, ...],
+                                  root: str | None) -> Tally:
+    """``score --compare`` on one corpus (``"generated#k"``: :func:`gen_raw_corpus`; ``"real:<name>"``:
+    the first :data:`DECOMPOSITION_REAL_SEGMENTS` segments of a bundled real corpus) through
+    every pair of :func:`decomposition_configurations`, each decomposition judged by
+    :func:`bleu_compat.harness.decomposition_check.check_decomposition`."""
+    import random
+    import tempfile
+
+    from bleu_compat.corpus_io import read_lines
+    from bleu_compat.decompose import compare
+    from bleu_compat.libraries.registry import quiet_loggers
+
+    from .decomposition_check import check_compare
+    from .strategies import RandomSource, gen_raw_corpus
+
+    quiet_loggers()
+    configs = decomposition_configurations(implementations)
+    if corpus.startswith("real:"):
+        real = next(r for r in REAL_SETS if r.name == corpus[len("real:"):])
+        base = (Path(root) if root else fixtures_dir()) / real.name
+        hyps = read_lines(base / real.hypothesis).lines[:DECOMPOSITION_REAL_SEGMENTS]
+        refs = [read_lines(base / f).lines[:DECOMPOSITION_REAL_SEGMENTS] for f in real.references]
+    else:
+        hyps, refs = gen_raw_corpus(RandomSource(random.Random(f"{seed}:decompose:{corpus}")))
+    tally = Tally()
+    with tempfile.TemporaryDirectory(prefix="bleu-compat-decompose-") as tmp:
+        paths = []
+        for k, lines in enumerate([hyps, *refs]):
+            path = os.path.join(tmp, f"{k}.txt")
+            with open(path, "w", encoding="utf-8", newline="\n") as handle:
+                handle.write("".join(line + "\n" for line in lines))
+            paths.append(path)
+        result = compare(paths[0], paths[1:], configs)
+        checked, failures = check_compare(result, paths[0], paths[1:], configs)
+    tally.decompositions += checked
+    tally.decomposition_failures.extend(dict(f, corpus=corpus) for f in failures)
     return tally
 
 
@@ -645,6 +786,8 @@ def run_crosscheck(
     cluster: str | None = None,
     checkpoint: Path | str | None = None,
     extra_cases: dict[str, Sequence[int]] | None = None,
+    decompositions: bool = True,
+    exact_regimes: bool = True,
 ) -> Tally:
     """Run a crosscheck and return the merged :class:`Tally`.
 
@@ -670,6 +813,11 @@ def run_crosscheck(
             the rest (:class:`bleu_compat.cluster.Checkpoint`).
         extra_cases: tool -> further case numbers to run besides the first ``cases[tool]``
             (the gate's sample by kind, :func:`bleu_compat.harness.sampling.sample_by_kind`).
+        decompositions: in a run of the libraries, put :data:`DECOMPOSITION_CORPORA` generated
+            raw-text corpora and a slice of each of ``real_sets`` through every pair of the
+            built-in ``--compare`` configurations and judge each decomposition (issue 25).
+        exact_regimes: when ours runs, the requests aimed at each range the truth's exact
+            side treats specially (:data:`EXACT_PER_REGIME` per tool and range).
 
     Raises:
         CaseError: an internal error of ours on one case (the run has no verdict).
@@ -689,6 +837,13 @@ def run_crosscheck(
         jobs.append((_run_real, (real, impls, str(real_root) if real_root else None), 100))
     if any("/" in i and not i.startswith("impl:") for i in impls):  # a run of the libraries
         jobs.append((_run_negatives, (impls,), 0))
+        for k in range(DECOMPOSITION_CORPORA if decompositions else 0):
+            jobs.append((_run_decompositions, (seed, f"generated#{k}", impls, None), 0))
+        for real in (real_sets if decompositions else ()):
+            jobs.append((_run_decompositions, (seed, f"real:{real.name}", impls,
+                                               str(real_root) if real_root else None), 0))
+    if "ours" in impls and exact_regimes:
+        jobs.append((_run_exact_regimes, (seed, impls), 0))
     for tool in TOOL_IDS:
         for start in range(0, cases.get(tool, 0), CHUNK):
             count = min(CHUNK, cases[tool] - start)

@@ -48,6 +48,7 @@ is reached.
 from __future__ import annotations
 
 import decimal
+import math
 import random
 import unicodedata
 from typing import Any, Callable, Protocol, Sequence, TypeVar
@@ -68,6 +69,10 @@ __all__ = [
     "brevity_requests",
     "regimes_of",
     "REGIMES",
+    "EXACT_REGIMES",
+    "gen_exact_regime",
+    "exact_regime_requests",
+    "gen_raw_corpus",
 ]
 
 T = TypeVar("T")
@@ -538,6 +543,153 @@ def gen_brevity(src: Source) -> Request:
     if decimals is not None:
         request["decimals"] = decimals
     return request
+
+
+#: The ranges of exact values the truth's exact side (:mod:`bleu_compat.harness.truth`)
+#: treats specially (issue 25, item 4), each -> (what it is, the tools that can reach it).
+#: ``r/c`` bounds: the brevity penalty ``exp(1 - r/c)`` is below the smallest normal double
+#: 2^-1022 from r/c = 709.3964 (1 + 1022 ln 2), and at or below half the smallest subnormal,
+#: 2^-1075 (its double is 0), from r/c = 746.1332 (1 + 1075 ln 2); the truth short-cuts
+#: r/c > 800 to 0 without evaluating exp.
+EXACT_REGIMES: dict[str, tuple[str, tuple[str, ...]]] = {
+    "bp-c-zero": ("c = 0: brevity penalty 0", ("bleu-brevity-penalty", "bleu-smoothing-compute")),
+    "bp-c-above-r": ("c > r: brevity penalty 1", ("bleu-brevity-penalty", "bleu-smoothing-compute",
+                                                   "bleu-corpus-compute")),
+    "rc-1-80": ("1 <= r/c <= 80", ("bleu-brevity-penalty", "bleu-smoothing-compute",
+                                   "bleu-corpus-compute")),
+    "rc-80-709": ("80 < r/c < 709.39: a tiny normal brevity penalty",
+                  ("bleu-brevity-penalty", "bleu-smoothing-compute", "bleu-corpus-compute")),
+    "rc-709-746": ("709.40 < r/c < 746.13: a subnormal brevity penalty",
+                   ("bleu-brevity-penalty", "bleu-smoothing-compute", "bleu-corpus-compute")),
+    "rc-746-800": ("746.14 < r/c <= 800: exp evaluated, at or below 2^-1075, its double 0",
+                   ("bleu-brevity-penalty", "bleu-smoothing-compute", "bleu-corpus-compute")),
+    "rc-above-800": ("r/c > 800: the truth's short-cut to 0",
+                     ("bleu-brevity-penalty", "bleu-smoothing-compute", "bleu-corpus-compute")),
+    "ratio-rounds-to-zero": ("method1: epsilon / total below 2^-1075 (its double 0: bleu 0)",
+                             ("bleu-smoothing-compute",)),
+    "ratio-tie": ("method1: epsilon / total exactly 2^-1075 (rounds to the even 0)",
+                  ("bleu-smoothing-compute",)),
+    "ratio-subnormal": ("method1: epsilon / total subnormal, not 0", ("bleu-smoothing-compute",)),
+}
+#: (lo, hi) of r/c per regime: r/c strictly inside (hi None: up to the tool's limit)
+_RC_BOUNDS = {"rc-1-80": (1, 80), "rc-80-709": (80, 709.39), "rc-709-746": (709.40, 746.13),
+              "rc-746-800": (746.14, 800), "rc-above-800": (800, None)}
+
+
+def _rc_pair(src: Source, regime: str, c_max: int, r_max: int) -> tuple[int, int]:
+    """(c, r) with r/c inside ``regime``'s bounds, c <= c_max, r <= r_max."""
+    lo, hi = _RC_BOUNDS[regime]
+    hi_value = hi if hi is not None else r_max
+    c = src.integer(1, max(1, min(c_max, int(r_max / hi_value))))
+    low = math.floor(c * lo) + 1
+    high = min(r_max, math.ceil(c * hi_value) - 1) if hi is not None else r_max
+    if regime == "rc-1-80":
+        low = c  # r/c = 1 included: BP exactly 1 without the c > r branch
+    return c, src.integer(low, max(low, high))
+
+
+def gen_exact_regime(src: Source, tool_id: str, regime: str) -> Request:
+    """A valid ``tool_id`` request whose exact values lie in ``regime`` (:data:`EXACT_REGIMES`).
+
+    Raises:
+        ValueError: ``tool_id`` cannot reach ``regime``.
+    """
+    if tool_id not in EXACT_REGIMES[regime][1]:
+        raise ValueError(f"{tool_id} cannot reach {regime}")
+    if tool_id == "bleu-brevity-penalty":
+        if regime == "bp-c-zero":
+            c, r = 0, src.integer(0, 1000)
+        elif regime == "bp-c-above-r":
+            r = src.integer(0, 1000)
+            c = r + src.integer(1, 1000)
+        else:
+            c, r = _rc_pair(src, regime, 1000, MAX_LENGTH_VALUE)
+        refs = [r] + [src.integer(r + abs(r - c) + 1, MAX_LENGTH_VALUE)
+                      for _ in range(src.integer(0, 2)) if r + abs(r - c) < MAX_LENGTH_VALUE]
+        return {"segments": [{"candidate_length": c, "reference_lengths": refs}]}
+    if tool_id == "bleu-corpus-compute":
+        if regime == "bp-c-above-r":
+            c = src.integer(2, 6)
+            r = src.integer(1, c - 1)
+        else:
+            c, r = _rc_pair(src, regime, 6, 6000)
+        hyp = ["w"] * c
+        ref = ["w"] * min(c, r) + ["f"] * (r - min(c, r))
+        return {"hypotheses": [hyp], "references": [[ref]], "max_order": 1}
+    # bleu-smoothing-compute
+    n_orders = src.integer(1, 4)
+    if regime.startswith("ratio-"):
+        if regime == "ratio-rounds-to-zero":
+            epsilon, total = 5e-324, src.choice((3, 5, 10**6))
+        elif regime == "ratio-tie":  # 2^-1074 / 2 and 3 * 2^-1074 / 6: exactly 2^-1075
+            epsilon, total = src.choice(((5e-324, 2), (1.5e-323, 6)))
+        else:
+            epsilon, total = src.choice((1e-310, 1e-320, 1e-300)), src.choice((1, 10, 1000))
+        n_orders = max(2, n_orders)
+        c = src.integer(1, 100)
+        matches = [c] + [0] * (n_orders - 1)
+        totals = [c] + [total] * (n_orders - 1)
+        return {"matches": matches, "totals": totals, "candidate_length": c,
+                "reference_length": src.integer(0, c), "smoothing": "method1", "epsilon": epsilon}
+    if regime == "bp-c-zero":
+        c, r = 0, src.integer(0, 1000)
+    elif regime == "bp-c-above-r":
+        r = src.integer(0, 1000)
+        c = r + src.integer(1, 1000)
+    else:
+        c, r = _rc_pair(src, regime, 10**6, MAX_COUNT_VALUE)
+    top = max(1, c)
+    totals = [max(1, top - k) for k in range(n_orders)]
+    matches = [src.choice((t, src.integer(1, t))) for t in totals]
+    return {"matches": matches, "totals": totals, "candidate_length": c, "reference_length": r,
+            "smoothing": src.choice(("none", "method1", "method2", "method3"))}
+
+
+def exact_regime_requests(seed: int, per_regime: int) -> list[tuple[str, str, Request]]:
+    """``(tool, case id, request)``: ``per_regime`` seeded requests of each tool in each
+    :data:`EXACT_REGIMES` range it can reach (case ids ``"<tool>~exact:<regime>#<k>"``;
+    request k from ``random.Random(f"{seed}:<tool>:exact:<regime>:<k>")``)."""
+    out = []
+    for regime, (_, tools) in EXACT_REGIMES.items():
+        for tool in tools:
+            for k in range(per_regime):
+                src = RandomSource(random.Random(f"{seed}:{tool}:exact:{regime}:{k}"))
+                out.append((tool, f"{tool}~exact:{regime}#{k}", gen_exact_regime(src, tool, regime)))
+    return out
+
+
+#: words of the raw-text corpora (:func:`gen_raw_corpus`): case variants, punctuation
+#: attached (what 13a, intl and split tokenize differently), digits, an apostrophe
+RAW_WORDS = ("the", "The", "THE", "cat", "Cat", "sat", "on", "mat", "mat.", "world!", "Hello,",
+             "U.S.", "3.5", "don't", "(a)", "x-y", "\"quoted\"", "caf\u00e9", "Stra\u00dfe", "a",
+             "of", "to", "and", "in", "is", "it", "was", "for", "--", "...", "50%", "$5")
+
+
+def gen_raw_corpus(src: Source) -> tuple[list[str], list[list[str]]]:
+    """A small raw-text corpus for ``score --compare`` (issue 25, item 3): (hypothesis lines,
+    reference files' lines), 2–10 segments, 1–3 references; each reference a variant of the
+    hypothesis (words dropped, changed, case flipped) or unrelated, short hypotheses (below
+    4 tokens: NLTK's denominator floor), references of several lengths (closest-length ties)."""
+    n = src.integer(2, 10)
+    n_refs = src.choice((1, 1, 2, 3))
+    hyps: list[str] = []
+    refs: list[list[str]] = [[] for _ in range(n_refs)]
+    for _ in range(n):
+        length = src.choice((1, 2, 3, src.integer(4, 12), src.integer(4, 25)))
+        hyp = [src.choice(RAW_WORDS) for _ in range(length)]
+        hyps.append(" ".join(hyp))
+        for k in range(n_refs):
+            kind = src.choice(("variant", "variant", "variant", "same", "other"))
+            if kind == "same":
+                ref = list(hyp)
+            elif kind == "other":
+                ref = [src.choice(RAW_WORDS) for _ in range(src.integer(1, 15))]
+            else:
+                ref = [w.swapcase() if src.boolean(0.1) else w for w in hyp if not src.boolean(0.2)]
+                ref = [src.choice(RAW_WORDS) if src.boolean(0.2) else w for w in ref]
+                ref += [src.choice(RAW_WORDS) for _ in range(src.integer(0, 4))]
+            refs[k].append(" ".join(ref) or src.choice(RAW_WORDS))
+    return hyps, refs
 
 
 GENERATORS: dict[str, Callable[[Source], Request]] = {
