@@ -181,3 +181,50 @@ def test_truth_loads_no_bleu_compat_module() -> None:
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.strip() == "[]"
+
+
+#: The truth's exact side recomputed (issue 25): a second route that shares no code with the truth.
+EXACT_CHECK = PACKAGE / "harness" / "exact_check.py"
+
+
+def test_exact_check_imports_nothing_from_bleu_compat() -> None:
+    """harness/exact_check.py imports (anywhere) only the standard library and mpmath: nothing of
+    the truth it judges, nor any other bleu_compat module."""
+    names = _imports(EXACT_CHECK, top_level_only=False)
+    assert "mpmath" in names, "the AST walk did not find the mpmath import"
+    offending = sorted(n for n in names if n.split(".")[0] == "bleu_compat"
+                       or not (n.split(".")[0] in sys.stdlib_module_names
+                               or n.split(".")[0] in TRUTH_ALLOWED))
+    assert not offending, f"exact_check.py imports {offending}"
+
+
+#: The independent check of score --compare's decompositions (issue 25).
+DECOMPOSITION_CHECK = PACKAGE / "harness" / "decomposition_check.py"
+
+
+def test_decomposition_check_imports_nothing_of_decompose() -> None:
+    """harness/decomposition_check.py imports (anywhere, lazily too) nothing of
+    bleu_compat.decompose, the module whose decompositions it judges."""
+    names = _imports(DECOMPOSITION_CHECK, top_level_only=False)
+    assert "bleu_compat.libraries.registry" in names, "the AST walk missed the registry import"
+    assert not [n for n in names if n == "bleu_compat.decompose" or n.startswith("bleu_compat.decompose.")]
+
+
+def test_decomposition_check_loads_no_decompose() -> None:
+    """Deriving the factors of a pair and recomputing Shapley values leaves bleu_compat.decompose
+    out of sys.modules (no indirect import either)."""
+    code = (
+        "import sys\n"
+        "from types import SimpleNamespace as N\n"
+        "import bleu_compat.harness.decomposition_check as d\n"
+        "common = dict(lowercase=False, smooth_value=None, effective_order=False, aggregation='corpus',\n"
+        "              whitespace='python', chop='off')\n"
+        "a = N(implementation='sacrebleu', tokenize='13a', smoothing='exp', **common)\n"
+        "b = N(implementation='card', tokenize='split', smoothing='none', **common)\n"
+        "assert 'tokenization' in d.factor_names(a, b)\n"
+        "assert sum(d.shapley_values([0.0, 1.0, 2.0, 5.0], [0, 1]).values()) == 5\n"
+        "print('bleu_compat.decompose' in sys.modules)\n"
+    )
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.strip() == "False"

@@ -18,8 +18,9 @@ Usage::
     python tools/mutate.py --list
     python tools/mutate.py --only too-broad-bp-zero --cases 100
     python tools/mutate.py --json out/mutations.json
+    python tools/mutate.py --table out/mutations.json   # README's table from those outcomes
 
-The table of ``docs/crosscheck.md`` ("Planted bugs") comes from this script.
+README's table ("Planted bugs") comes from this script (``--json``, then ``--table``).
 """
 
 from __future__ import annotations
@@ -41,7 +42,8 @@ ROOT = Path(__file__).resolve().parents[1]
 
 @dataclass(frozen=True)
 class Mutant:
-    """One planted bug: replace ``old`` by ``new`` in ``path`` (relative to the repository)."""
+    """One planted bug: replace ``old`` by ``new`` in ``path`` (relative to the repository),
+    and each ``(old, new)`` of ``more`` in the same file (a bug whose checks are removed too)."""
 
     name: str
     kind: str
@@ -49,6 +51,7 @@ class Mutant:
     old: str
     new: str
     what: str
+    more: tuple[tuple[str, str], ...] = ()
 
 
 MUTANTS: tuple[Mutant, ...] = (
@@ -91,14 +94,40 @@ MUTANTS: tuple[Mutant, ...] = (
     Mutant("limit-token-bytes-off-by-one", "invalid-request limit", "bleu_compat/tools.py",
            "            if size > max_token_bytes:", "            if size >= max_token_bytes:",
            "a non-ASCII token of exactly max_token_bytes is refused"),
-    # --- the decomposition and the truth's exact side (items 3 and 4: not built) ----------
+    # --- the decomposition (issue 25 item 3) -------------------------------------------
     Mutant("shapley-weight-doubled", "decomposition", "bleu_compat/decompose.py",
            "weight = Fraction(math.factorial(r) * math.factorial(size - r - 1), math.factorial(size))",
            "weight = 2 * Fraction(math.factorial(r) * math.factorial(size - r - 1), math.factorial(size))",
            "every Shapley weight doubled"),
+    Mutant("step-ends-swapped", "decomposition", "bleu_compat/decompose.py",
+           "f.name, change, ev.value(state), ev.value(nxt),",
+           "f.name, change, ev.value(nxt), ev.value(state),",
+           "each step's start and end swapped"),
+    Mutant("causes-named-after-next", "decomposition", "bleu_compat/decompose.py",
+           "f.name, change, ev.value(state), ev.value(nxt),",
+           "factors[(i + 1) % k].name, change, ev.value(state), ev.value(nxt),",
+           "each step named after the next factor"),
+    Mutant("step-skipped-checks-removed", "decomposition", "bleu_compat/decompose.py",
+           "    for i in moving:\n", "    for i in moving[1:]:\n",
+           "the first step skipped, the final check (steps end at the library's number) removed",
+           more=(("    assert ev.value(state) == b_bleu  # the steps end at the library's number, "
+                  "bit for bit\n", ""),)),
+    Mutant("inert-stepped-own", "decomposition (own)", "bleu_compat/decompose.py",
+           "            moving = [i for i in range(k)\n",
+           "            moving = list(range(k))\n            _unused = [i for i in range(k)\n",
+           "every differing factor stepped, inert ones included"),
+    # --- the truth's exact side (issue 25 item 4) --------------------------------------
     Mutant("truth-underflow-80", "truth's exact side", "bleu_compat/harness/truth.py",
            "_EXP_UNDERFLOW_ARGUMENT = 800", "_EXP_UNDERFLOW_ARGUMENT = 80",
            "the exact side's underflow cut at 80 instead of 800"),
+    Mutant("truth-subnormal-rounding-own", "truth's exact side (own)", "bleu_compat/harness/truth.py",
+           "math.ldexp(int(mpmath.nint(mpmath.ldexp(x, 1074))), -1074)",
+           "math.ldexp(int(mpmath.floor(mpmath.ldexp(x, 1074))), -1074)",
+           "the exact side's subnormals truncated instead of rounded to nearest"),
+    Mutant("truth-ratio-tie-own", "truth's exact side (own)", "bleu_compat/harness/truth.py",
+           "if any(q <= _HALF_MIN_SUBNORMAL for q in ratios):",
+           "if any(q < _HALF_MIN_SUBNORMAL for q in ratios):",
+           "a ratio of exactly 2^-1075 (its double the even 0) taken as positive on the exact side"),
     # --- an internal error of ours (must be exit 3 naming the case, never a verdict) -------
     Mutant("internal-error-truth", "internal error (own)", "bleu_compat/harness/truth.py",
            "_EXP_UNDERFLOW_ARGUMENT = 800",
@@ -121,10 +150,12 @@ def apply(mutant: Mutant, dest: Path) -> None:
     """
     path = dest / mutant.path
     text = path.read_text(encoding="utf-8")
-    n = text.count(mutant.old)
-    if n != 1:
-        raise ValueError(f"{mutant.name}: the text to replace occurs {n} times in {mutant.path}")
-    path.write_text(text.replace(mutant.old, mutant.new), encoding="utf-8")
+    for old, new in ((mutant.old, mutant.new), *mutant.more):
+        n = text.count(old)
+        if n != 1:
+            raise ValueError(f"{mutant.name}: the text to replace occurs {n} times in {mutant.path}")
+        text = text.replace(old, new)
+    path.write_text(text, encoding="utf-8")
 
 
 def run(mutant: Mutant | None, cases: int | None, workers: int | None) -> dict[str, object]:
@@ -152,11 +183,42 @@ def run(mutant: Mutant | None, cases: int | None, workers: int | None) -> dict[s
     out = proc.stdout + proc.stderr
     outcome = {0: "missed", 1: "caught", 3: "internal error"}.get(proc.returncode, f"exit {proc.returncode}")
     found = [line.strip() for line in out.splitlines()
-             if re.search(r"TOO BROAD|UNEXPECTED \S+#|UNEXPECTED real|internal error|UNEXPECTED: [1-9]",
-                          line)]
+             if re.search(r"TOO BROAD|UNEXPECTED \S+#|UNEXPECTED real|internal error|UNEXPECTED: [1-9]"
+                         r"|DECOMPOSITION CHECK FAILED|EXACT SIDE DIFFERS", line)]
     return {"mutant": None if mutant is None else mutant.name, "kind": None if mutant is None else mutant.kind,
             "what": None if mutant is None else mutant.what, "exit": proc.returncode,
             "outcome": outcome, "finding": found[:3], "seconds": round(elapsed, 1)}
+
+
+def check_of(result: dict[str, object]) -> str:
+    """Which check of the crosscheck caught a mutant, from its first finding."""
+    first = " ".join(result.get("finding") or [])  # type: ignore[arg-type]
+    if result["exit"] == 3:
+        return "internal error: exit 3 naming the case"
+    if result["exit"] != 1:
+        return "none"
+    for pattern, name in ((r"DECOMPOSITION CHECK FAILED: ([^(]+?) \(", "decomposition check ({})"),
+                          (r"EXACT SIDE DIFFERS", "the truth's exact side, second route"),
+                          (r"TOO BROAD", "model consistency (too broad / claimed ⇒ observed)"),
+                          (r"UNEXPECTED", "differential comparison (UNEXPECTED)")):
+        m = re.search(pattern, first)
+        if m:
+            return name.format(*m.groups())
+    return "exit 1"
+
+
+def table(results: list[dict[str, object]]) -> str:
+    """The README's Markdown table of mutation outcomes (one row per mutant)."""
+    rows = ["| mutant | kind | planted bug | default `crosscheck` alone | exit | check that caught it "
+            "| first finding | wall s |", "|---|---|---|---|---:|---|---|---:|"]
+    for r in results:
+        if r["mutant"] is None:
+            continue
+        first = str((r.get("finding") or ["—"])[0])  # type: ignore[index]
+        first = first if len(first) <= 140 else first[:139] + "…"
+        rows.append(f"| `{r['mutant']}` | {r['kind']} | {r['what']} | **{r['outcome']}** | {r['exit']} "
+                    f"| {check_of(r)} | {first.replace('|', '/')} | {r['seconds']} |")
+    return "\n".join(rows) + "\n"
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -167,7 +229,19 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--workers", type=int, default=None)
     parser.add_argument("--baseline", action="store_true", help="also run the unmutated copy first")
     parser.add_argument("--json", metavar="FILE", help="append each outcome to FILE (JSON lines)")
+    parser.add_argument("--table", metavar="FILE",
+                        help="print the README table of the outcomes in FILE (--json's JSON lines; "
+                             "the last outcome of each mutant, in this script's order) and exit")
     args = parser.parse_args(argv)
+    if args.table:
+        last: dict[str, dict[str, object]] = {}
+        with open(args.table, encoding="utf-8") as handle:
+            for line in handle:
+                if line.strip():
+                    r = json.loads(line)
+                    last[str(r["mutant"])] = r
+        print(table([last[m.name] for m in MUTANTS if m.name in last]), end="")
+        return 0
     if args.list:
         for m in MUTANTS:
             print(f"{m.name:36} {m.kind:28} {m.what}")

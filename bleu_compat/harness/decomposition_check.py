@@ -247,7 +247,9 @@ def check_decomposition(dec: Any, a: Any, b: Any, real_a: float, real_b: float,
         mine = shapley_values(values, moving)
         for t, c in enumerate(dec.causes):
             if t < len(moving) and c.shapley != mine[moving[t]]:
-                fail("Shapley", f"{c.cause}: {c.shapley} given, {mine[moving[t]]} recomputed")
+                given_text = "none" if c.shapley is None else repr(float(c.shapley))
+                fail("Shapley", f"{c.cause}: {given_text} given, {float(mine[moving[t]])!r} "
+                     "recomputed (as exact rationals they differ)")
         given = [c.shapley for c in dec.causes]
         if None in given or sum(given, Fraction(0)) != gap:
             fail("Shapley", f"the Shapley values sum to "

@@ -651,6 +651,8 @@ def _compare(args: argparse.Namespace, plan: _Plan, paths: list[str], comparison
         return fail(f"--compare: {exc}")
     except (BleuCompatError, ImportError) as exc:
         return fail(f"--compare: {exc}")
+    if _failed_checks(decompositions, sys_sources, ref_sources):
+        return 1
     if args.segments:
         with _segments_file(args.segments) as handle:
             writer = SegmentWriter(handle, args.max_order, plan.tokenize, plan.smooth,
@@ -662,6 +664,29 @@ def _compare(args: argparse.Namespace, plan: _Plan, paths: list[str], comparison
                 _read_and_count(args, one, [*ref_sources, sys_sources[k]],
                                 _WithCauses(writer, line_causes(dec)))
     return 0
+
+
+def _failed_checks(results: Sequence[Any], sys_sources: Sequence[str],
+                   ref_sources: Sequence[str]) -> bool:
+    """Judge every decomposition with the independent check (issue 25:
+    :mod:`bleu_compat.harness.decomposition_check`: the ends against the libraries' numbers
+    compare ran, the factors, inert ones, the telescoping steps, the Shapley values
+    recomputed); print one line per failed check and pair on standard error. True when any
+    failed: the command then prints no decomposition and exits 1."""
+    from bleu_compat.harness.decomposition_check import check_compare
+
+    bad = False
+    for result, src in zip(results, sys_sources):
+        configs = [run.config for run in result.runs]
+        numbers = {id(run.config): run.bleu for run in result.runs}
+        _, failures = check_compare(result, src, ref_sources, configs,
+                                    real=lambda cfg: numbers[id(cfg)])
+        for f in failures:
+            bad = True
+            print(f"bleu-compat score: --compare: the decomposition {f['pair']} fails the "
+                  f"independent check of its {f['check']}: {f['detail']} (an internal error "
+                  "of bleu-compat's; no decomposition printed)", file=sys.stderr)
+    return bad
 
 
 class _WithCauses:
