@@ -201,3 +201,15 @@ def test_score_compare_exits_1_on_a_wrong_decomposition(tmp_path: Path, monkeypa
     assert "fails the independent check of its Shapley" in out.err
     assert "sacrebleu -> nltk-method1" in out.err
     assert "Shapley" not in out.out  # no decomposition printed
+
+
+def test_crosscheck_unit_checks_every_pair_of_a_generated_corpus() -> None:
+    """One of the crosscheck's decomposition units: a generated raw-text corpus through every
+    pair of the configurations that run here, each pair judged."""
+    from bleu_compat.harness.classify import IMPLEMENTATIONS
+    from bleu_compat.harness.run import _run_decompositions, decomposition_configurations
+
+    n = len(decomposition_configurations(IMPLEMENTATIONS))
+    tally = _run_decompositions(0, "generated#0", IMPLEMENTATIONS, None)
+    assert tally.decompositions == n * (n - 1) // 2 >= 3
+    assert tally.decomposition_failures == []

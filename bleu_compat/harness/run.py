@@ -563,6 +563,9 @@ def _run_exact_regimes(seed: int, implementations: tuple[str, ...]) -> Tally:
 #: the segments of each bundled real corpus put through them too (issue 25, item 3)
 DECOMPOSITION_CORPORA = 4
 DECOMPOSITION_REAL_SEGMENTS = 30
+#: a run of fewer generated cases than this (a quick run, the tests' small runs) checks no
+#: decompositions unless asked: each corpus costs every configuration's library run
+DECOMPOSITION_MIN_CASES = 300
 
 
 def decomposition_configurations(implementations: Sequence[str]) -> list[Any]:
@@ -786,7 +789,7 @@ def run_crosscheck(
     cluster: str | None = None,
     checkpoint: Path | str | None = None,
     extra_cases: dict[str, Sequence[int]] | None = None,
-    decompositions: bool = True,
+    decompositions: bool | None = None,
     exact_regimes: bool = True,
 ) -> Tally:
     """Run a crosscheck and return the merged :class:`Tally`.
@@ -815,7 +818,9 @@ def run_crosscheck(
             (the gate's sample by kind, :func:`bleu_compat.harness.sampling.sample_by_kind`).
         decompositions: in a run of the libraries, put :data:`DECOMPOSITION_CORPORA` generated
             raw-text corpora and a slice of each of ``real_sets`` through every pair of the
-            built-in ``--compare`` configurations and judge each decomposition (issue 25).
+            built-in ``--compare`` configurations and judge each decomposition (issue 25);
+            None (default): when the run has at least :data:`DECOMPOSITION_MIN_CASES`
+            generated cases (the default run and the gate's do).
         exact_regimes: when ours runs, the requests aimed at each range the truth's exact
             side treats specially (:data:`EXACT_PER_REGIME` per tool and range).
 
@@ -837,6 +842,8 @@ def run_crosscheck(
         jobs.append((_run_real, (real, impls, str(real_root) if real_root else None), 100))
     if any("/" in i and not i.startswith("impl:") for i in impls):  # a run of the libraries
         jobs.append((_run_negatives, (impls,), 0))
+        if decompositions is None:
+            decompositions = sum(cases.values()) >= DECOMPOSITION_MIN_CASES
         for k in range(DECOMPOSITION_CORPORA if decompositions else 0):
             jobs.append((_run_decompositions, (seed, f"generated#{k}", impls, None), 0))
         for real in (real_sets if decompositions else ()):
