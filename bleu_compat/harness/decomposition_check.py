@@ -211,6 +211,15 @@ def check_decomposition(dec: Any, a: Any, b: Any, real_a: float, real_b: float,
         extra = sorted(set(listed) - set(expected))
         fail("factors", f"steps and inert factors {listed} are not each differing factor once"
              + (f" (missing: {missing})" if missing else "") + (f" (not differing: {extra})" if extra else ""))
+    # telescoping: each step starts where the previous ended, the last ends at the end
+    previous = float(dec.start)
+    for t, c in enumerate(dec.causes):
+        if not _same(float(c.start), previous):
+            fail("telescoping", f"step {t + 1} ({c.cause}) starts at {c.start!r}, the previous "
+                 f"step ended at {previous!r}")
+        previous = float(c.end)
+    if not _same(previous, float(dec.end)):
+        fail("telescoping", f"the steps end at {previous!r}, the decomposition at {dec.end!r}")
     values = list(dec.values)
     k = len(names)
     if not values:
@@ -229,26 +238,17 @@ def check_decomposition(dec: Any, a: Any, b: Any, real_a: float, real_b: float,
     if causes != [names[i] for i in moving]:
         fail("inert", f"the steps {causes} are not the factors that move the score, in order, "
              f"{[names[i] for i in moving]}")
-    # telescoping, and each step's ends are the table's
-    previous = float(dec.start)
+    # each step's ends are the table's values before and after its factor is switched
     mask = 0
-    for t, c in enumerate(dec.causes):
-        if not _same(float(c.start), previous):
-            fail("telescoping", f"step {t + 1} ({c.cause}) starts at {c.start!r}, the previous "
-                 f"step ended at {previous!r}")
-        previous = float(c.end)
-        if t < len(moving):
-            i = moving[t]
-            before, after = values[mask], values[mask | 1 << i]
-            mask |= 1 << i
-            if not (_same(float(c.start), before) and _same(float(c.end), after)):
-                fail("telescoping", f"step {t + 1} ({c.cause}) runs {c.start!r} -> {c.end!r}; "
-                     f"switching {names[i]} runs {before!r} -> {after!r}")
-            if c.cause != names[i]:
-                fail("telescoping", f"step {t + 1} is named {c.cause}; the factor it switches "
-                     f"is {names[i]}")
-    if not _same(previous, float(dec.end)):
-        fail("telescoping", f"the steps end at {previous!r}, the decomposition at {dec.end!r}")
+    for t, (c, i) in enumerate(zip(dec.causes, moving)):
+        before, after = values[mask], values[mask | 1 << i]
+        mask |= 1 << i
+        if not (_same(float(c.start), before) and _same(float(c.end), after)):
+            fail("telescoping", f"step {t + 1} ({c.cause}) runs {c.start!r} -> {c.end!r}; "
+                 f"switching {names[i]} runs {before!r} -> {after!r}")
+        if c.cause != names[i]:
+            fail("telescoping", f"step {t + 1} is named {c.cause}; the factor it switches "
+                 f"is {names[i]}")
     gap = Fraction(float(dec.end)) - Fraction(float(dec.start))
     given = [c.shapley for c in dec.causes]
     if None in given:  # not computed (too many factors move): all absent, and the reason given
