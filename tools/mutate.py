@@ -214,7 +214,9 @@ def table(results: list[dict[str, object]]) -> str:
     for r in results:
         if r["mutant"] is None:
             continue
-        first = str((r.get("finding") or ["—"])[0])  # type: ignore[index]
+        findings = [str(f) for f in (r.get("finding") or ["—"])]  # type: ignore[union-attr]
+        # the finding itself rather than the summary's count line, when both were kept
+        first = next((f for f in findings if not f.startswith("UNEXPECTED: ")), findings[0])
         first = first if len(first) <= 140 else first[:139] + "…"
         rows.append(f"| `{r['mutant']}` | {r['kind']} | {r['what']} | **{r['outcome']}** | {r['exit']} "
                     f"| {check_of(r)} | {first.replace('|', '/')} | {r['seconds']} |")
