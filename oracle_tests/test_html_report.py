@@ -433,3 +433,26 @@ def test_score_html_unwritable(tmp_path: Path) -> None:
          str(base / "ref.A.tok.txt"), "--compare", "--html", str(tmp_path / "no" / "x.html")],
         capture_output=True, text=True, timeout=300)
     assert proc.returncode == 2 and "cannot write" in proc.stderr and "Traceback" not in proc.stderr
+
+
+def test_crosscheck_html_shows_decompositions_and_the_exact_side(report: dict[str, Any]) -> None:
+    """The page carries the report's decomposition and exact-side sections as the Markdown does:
+    the counts from the JSON, and each failure (a report with one planted failure of each)."""
+    import copy
+
+    page = to_html(report)
+    dec, exact = report.get("decompositions") or {}, report.get("exact_side") or {}
+    assert f"Checked: {dec.get('checked', 0)}; failed checks: 0" in page
+    assert f"Cases: {exact.get('checked', 0)};" in page and "differing: 0." in page
+    planted = copy.deepcopy(report)
+    planted["decompositions"] = {"checked": 3, "failures": [
+        {"check": "Shapley", "pair": "sacrebleu -> nltk", "corpus": "generated-2",
+         "detail": "the Shapley values sum to 1/3, the gap is 1/4"}]}
+    planted["exact_side"] = {"checked": 5, "regimes": {"r/c in (80, 709.39)": 2}, "findings": [
+        {"case_id": "bleu-corpus-compute#7", "field": "brevity_penalty", "truth": 0.0,
+         "direct": 5e-324, "candidate_length": 1, "reference_length": 745}]}
+    page = to_html(planted)
+    assert 'id="decompositions-verdict" class="unexpected"' in page
+    assert "Shapley" in page and "sacrebleu -&gt; nltk" in page and "generated-2" in page
+    assert 'id="exact-side-verdict" class="unexpected"' in page
+    assert "bleu-corpus-compute#7" in page and "5e-324" in page and "r/c in (80, 709.39) 2" in page

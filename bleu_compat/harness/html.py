@@ -271,6 +271,27 @@ def to_html(report: dict[str, Any]) -> str:
              for t in report["too_broad"]], numeric=(4,)))
     else:
         body.append("<p>None: every claimed entry is consistent with its library on every case.</p>")
+    dec = report.get("decompositions") or {}
+    body.append('<h2 id="decompositions">Decompositions (score --compare, checked independently)</h2>')
+    body.append(f'<p id="decompositions-verdict" class="{"unexpected" if dec.get("failures") else "ok"}">'
+                f"Checked: {_e(dec.get('checked', 0))}; failed checks: "
+                f"{_e(len(dec.get('failures', ())))} (end states, factors, inert, telescoping, "
+                "Shapley; <code>bleu_compat.harness.decomposition_check</code>).</p>")
+    if dec.get("failures"):
+        body.append(_table(["check", "pair", "corpus", "detail"],
+                           [[f["check"], f["pair"], f.get("corpus"), _short(f["detail"])]
+                            for f in dec["failures"]]))
+    exact = report.get("exact_side") or {}
+    body.append('<h2 id="exact-side">The truth\'s exact side, recomputed by a second route</h2>')
+    body.append(f'<p id="exact-side-verdict" class="{"unexpected" if exact.get("findings") else "ok"}">'
+                f"Cases: {_e(exact.get('checked', 0))}; aimed at its special ranges: "
+                + _e(", ".join(f"{k} {n}" for k, n in exact.get("regimes", {}).items()) or "none")
+                + f"; differing: {_e(len(exact.get('findings', ())))}.</p>")
+    if exact.get("findings"):
+        body.append(_table(["case", "field", "truth", "second route", "c", "r"],
+                           [[f["case_id"], f["field"], _short(f["truth"]), _short(f["direct"]),
+                             f.get("candidate_length"), f.get("reference_length")]
+                            for f in exact["findings"]]))
     body.append('<h2 id="never-reproduced">Entries of the installed releases never reproduced</h2>')
     if report.get("never_reproduced"):
         body.append(_table(["entry", "library", "release", "reachable by the generators", "why not"],
