@@ -49,6 +49,32 @@ def _mode_for(path: Path) -> int:
         return 0o666 & ~_umask()
 
 
+def _target(path: Path) -> Path:
+    """What writing ``path`` replaces: a symbolic link's target (the link stays a link, as a
+    plain ``open(path, "w")`` would leave it), else ``path``."""
+    return Path(os.path.realpath(path)) if os.path.islink(path) else path
+
+
+def _special(path: Path) -> bool:
+    """True when ``path`` exists and is neither a regular file nor a directory (a device such
+    as /dev/null or /dev/full, a FIFO, a socket): it is written to, never replaced."""
+    import stat
+
+    try:
+        st = os.stat(path)
+    except OSError:
+        return False
+    return not stat.S_ISREG(st.st_mode) and not stat.S_ISDIR(st.st_mode)
+
+
+def _refuse_special(path: Path) -> None:
+    import errno
+
+    if _special(path):
+        raise OSError(errno.EINVAL, "not a regular file (a report is never written to a "
+                      "device or a pipe)", str(path))
+
+
 def _temporary(path: Path) -> tuple[int, str]:
     return tempfile.mkstemp(dir=path.parent, prefix=f"{TEMP_PREFIX}{path.name}-")
 
@@ -65,8 +91,12 @@ def write_atomic(path: str | os.PathLike[str], data: bytes | str, *, encoding: s
         OSError: the directory cannot be written, the disk is full, ...; ``path`` is then
             unchanged and no temporary file is left.
     """
-    path = Path(path)
+    path = _target(Path(path))
     raw = data.encode(encoding) if isinstance(data, str) else data
+    if _special(path):  # a device or a pipe: written to (renaming over it would replace it)
+        with open(path, "wb") as handle:
+            handle.write(raw)
+        return
     mode = _mode_for(path)
     fd, tmp = _temporary(path)
     try:
@@ -89,7 +119,12 @@ def atomic_open(path: str | os.PathLike[str], mode: str = "w", *,
     previous ``path``, if any, is left as it was."""
     if mode not in ("w", "wb"):
         raise ValueError(f"mode={mode!r}: atomic_open writes only ('w' or 'wb')")
-    path = Path(path)
+    path = _target(Path(path))
+    if _special(path):  # a device or a pipe: written to as it is (it cannot be replaced)
+        with open(path, mode, **({} if mode == "wb" else {"encoding": encoding,
+                                                         "newline": newline})) as direct:
+            yield direct
+        return
     file_mode = _mode_for(path)
     fd, tmp = _temporary(path)
     try:
@@ -120,7 +155,8 @@ def write_all_atomic(files: Mapping[str | os.PathLike[str], bytes | str], *,
     staged: list[tuple[str, Path, int]] = []
     try:
         for target, data in files.items():
-            path = Path(target)
+            path = _target(Path(target))
+            _refuse_special(path)
             raw = data.encode(encoding) if isinstance(data, str) else data
             mode = _mode_for(path)
             fd, tmp = _temporary(path)
@@ -147,10 +183,11 @@ def staged(path: str | os.PathLike[str]) -> str:
     """The temporary file (beside ``path``) that stands for ``path`` until :func:`publish`;
     the same one on every call until then, so a file written in several passes (appended)
     is published once, whole. Removed at exit if never published (:func:`discard`)."""
-    key = os.path.abspath(path)
+    key = os.path.abspath(_target(Path(path)))
     found = _STAGED.get(key)
     if found is None:
         target = Path(key)
+        _refuse_special(target)
         mode = _mode_for(target)
         fd, tmp = _temporary(target)
         os.close(fd)
@@ -164,7 +201,7 @@ def publish(path: str | os.PathLike[str]) -> None:
     Raises:
         OSError: the rename failed (the staged file is removed).
     """
-    key = os.path.abspath(path)
+    key = os.path.abspath(_target(Path(path)))
     found = _STAGED.pop(key, None)
     if found is None:
         return

@@ -326,6 +326,9 @@ def cmd_catalog(args: argparse.Namespace) -> int:
         if path.is_dir():
             return refuse("bleu-compat catalog", f"--out {path} is a directory; give a file name "
                           f"(e.g. {DEFAULT_OUT})", json=args.format == "json")
+        if not path.parent.is_dir():  # a file output: its directory must exist (never made)
+            return refuse("bleu-compat catalog", f"--out {path}: no directory {path.parent}; "
+                          "create it first or give another path", json=args.format == "json")
         from bleu_compat.cli.crosscheck import unwritable_dir
 
         problem = unwritable_dir(path.parent, f"the catalog {path}")
@@ -334,7 +337,6 @@ def cmd_catalog(args: argparse.Namespace) -> int:
         try:
             from bleu_compat.atomic import write_atomic
 
-            path.parent.mkdir(parents=True, exist_ok=True)
             write_atomic(path, text)
         except OSError as exc:
             return refuse("bleu-compat catalog", f"cannot write {path}: {exc.strerror or exc}",
