@@ -276,7 +276,12 @@ def test_integral_numbers_in_integer_fields_are_the_integers_everywhere() -> Non
 
 @pytest.mark.skipif(not Path("/dev/full").exists(), reason="needs /dev/full")
 @pytest.mark.parametrize("args", [["run", CORPUS], ["tools"], ["catalog"],
-                                  ["explain", CORPUS, "--format", "json"]])
+                                  ["explain", CORPUS, "--format", "json"],
+                                  # help and version: a short text (buffered, flushed at the end)
+                                  # and score's, longer than the buffer (argparse swallows its
+                                  # write error): both once exit 120 with a traceback, or exit 0
+                                  ["--help"], ["--version"], ["identify", "--help"],
+                                  ["score", "--help"], ["crosscheck", "-h"]])
 def test_a_write_error_on_standard_output_is_one_line(args: list[str]) -> None:
     with open("/dev/full", "w") as full:
         proc = subprocess.run([sys.executable, "-m", "bleu_compat", *args], cwd=ROOT, stdout=full,

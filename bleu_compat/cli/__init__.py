@@ -247,7 +247,24 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         _refuse_top_level_mistakes(parser, words)
         args = parser.parse_args(argv)
-    except SystemExit as exc:  # argparse: --help (0) or a usage error (2)
+    except SystemExit as exc:  # argparse: --help or --version (0), or a usage error (2)
+        # the help text is buffered (its write error shows at this flush), or longer than the
+        # buffer (argparse's _print_message then swallows the OSError: the watch saw it)
+        failed: OSError | None = None
+        try:
+            if sys.stdout is not None:
+                sys.stdout.flush()
+        except OSError as write_error:
+            failed = write_error
+        if failed is None and watched is not None:
+            failed = watched.error
+        if isinstance(failed, BrokenPipeError):  # the reader went away (| head): as elsewhere
+            _silence_stdout()
+        elif failed is not None:
+            _silence_stdout()
+            print(f"bleu-compat: cannot write to standard output: {failed.strerror or failed}",
+                  file=sys.stderr)
+            return 2
         return int(exc.code or 0) if isinstance(exc.code, int) else 2
     try:
         code = int(args.func(args))

@@ -11,6 +11,7 @@ verified on; no dates, not the installed releases), so it is deterministic.
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from pathlib import Path
 from typing import Any
@@ -326,7 +327,7 @@ def cmd_catalog(args: argparse.Namespace) -> int:
         if path.is_dir():
             return refuse("bleu-compat catalog", f"--out {path} is a directory; give a file name "
                           f"(e.g. {DEFAULT_OUT})", json=args.format == "json")
-        if not path.parent.is_dir():  # a file output: its directory must exist (never made)
+        if not os.path.lexists(path.parent):  # a file output: its directory must exist (never made)
             return refuse("bleu-compat catalog", f"--out {path}: no directory {path.parent}; "
                           "create it first or give another path", json=args.format == "json")
         from bleu_compat.cli.crosscheck import unwritable_dir
