@@ -120,7 +120,7 @@ class TestConfigurationValues:
                                       "nltk:value=0.2,smooth=method1", "nltk:order=8"])
     def test_edges_accepted(self, corpus, spec):
         hyp, ref = corpus
-        code, _, err = _score(str(hyp), str(ref), "--compare", spec, "-b")
+        code, _, err = _score(str(hyp), str(ref), "--compare", spec)
         assert code in (0, 1) and "must" not in err, err
 
     def test_a_swallowed_file_gets_the_hint(self, corpus):
@@ -192,3 +192,14 @@ def test_add_k_other_than_one_in_compare_names_the_configuration_that_has_it(cor
     code, out, err = _score(str(ref), "-i", str(hyp), "--compare", suggested)
     assert code == 0, err
     assert "smooth:add-k[2.00]|version:" in out
+
+
+@pytest.mark.parametrize("flag", ["-b", "--score-only"])
+def test_score_only_with_compare_is_refused(corpus, flag: str) -> None:
+    """-b prints the score alone: with --compare the comparison would run and never be shown
+    (a fresh tester's find). One line, exit 2, nothing on standard output."""
+    hyp, ref = corpus
+    code, out, err = _score(str(ref), "-i", str(hyp), flag, "--compare", "nltk")
+    assert code == 2 and out == "" and len(err.strip().splitlines()) == 1
+    assert "--compare" in err and flag.lstrip("-")[:1] in err
+    assert _score(str(ref), "-i", str(hyp), flag)[0] == 0  # -b alone still prints the score

@@ -313,6 +313,9 @@ def _plan(args: argparse.Namespace) -> _Plan:
                        "[0, 1]; sacreBLEU's formats (-f json/text/latex, REF -i SYS) take any")
     if getattr(args, "html", None) and not compare:
         raise _Refusal("--html writes the --compare report: give --compare too")
+    if compare and args.score_only:  # the comparison would run and never be shown
+        raise _Refusal("-b/--score-only prints the score alone, so --compare's report would be "
+                       "computed and not printed: drop -b, or --compare")
     # the outputs are checked before anything runs: a comparison is not run only to be lost
     outputs = [(flag, target) for flag, target in
                (("--segments", args.segments), ("--html", getattr(args, "html", None)))
