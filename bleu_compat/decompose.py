@@ -381,8 +381,10 @@ def parse_config(spec: str, *, card_tokenize: str = "13a",
             changes["lowercase"] = _bool(key, value)
         elif key == "smooth":
             if value not in _SMOOTHINGS[cfg.implementation]:
+                glued = (" (items are separated by ',': smooth=METHOD,value=V)"
+                         if any(c in value for c in ":=") else "")
                 raise ValueError(f"{spec}: smooth={value}: {cfg.implementation} has "
-                                 f"{', '.join(_SMOOTHINGS[cfg.implementation])}")
+                                 f"{', '.join(_SMOOTHINGS[cfg.implementation])}{glued}")
             changes["smoothing"] = value
         elif key == "value":
             try:

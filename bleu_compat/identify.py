@@ -131,7 +131,8 @@ def parse_score(text: str, scale: str | None = None) -> tuple[float, int, str, s
         d = Decimal(t)
     except InvalidOperation:
         raise ValueError(f"{text!r} is not a number (give the score as printed, e.g. 23.38)") from None
-    if not re.fullmatch(r"[+-]?(\d+\.?\d*|\.\d+)", t):  # Decimal also takes "1_0", "1e1", "nan"
+    # Decimal also takes "1_0", "1e1", "nan" and other scripts' digits ("２３.３８"): ASCII only
+    if not re.fullmatch(r"[+-]?([0-9]+\.?[0-9]*|\.[0-9]+)", t):
         raise ValueError(f"{text!r} is not a plain decimal number (e.g. 23.38)")
     if not d.is_finite() or t.lower().lstrip("+-").startswith(("inf", "nan")) or "e" in t.lower():
         raise ValueError(f"{text!r} is not a plain decimal number (e.g. 23.38)")

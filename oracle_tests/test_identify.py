@@ -182,6 +182,8 @@ def test_cli_none_is_exit_0(tmp_path: Path, capsys) -> None:
     (["-1"], "[0, 100]"),
     (["inf"], "not a plain decimal number"),
     (["1e1"], "not a plain decimal number"),
+    (["\uff12\uff13.\uff13\uff18"], "not a plain decimal number"),  # full-width digits
+    (["\u0662\u0663.\u0663\u0668"], "not a plain decimal number"),  # Arabic-Indic digits
 ])
 def test_bad_score_is_one_line_exit_2(tmp_path: Path, capsys, argv: list[str], says: str) -> None:
     ref, hyp = _tiny(tmp_path)

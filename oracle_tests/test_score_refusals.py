@@ -203,3 +203,13 @@ def test_score_only_with_compare_is_refused(corpus, flag: str) -> None:
     assert code == 2 and out == "" and len(err.strip().splitlines()) == 1
     assert "--compare" in err and flag.lstrip("-")[:1] in err
     assert _score(str(ref), "-i", str(hyp), flag)[0] == 0  # -b alone still prints the score
+
+
+def test_a_spec_glued_with_colons_says_how_items_are_separated(corpus) -> None:
+    """``nltk:smooth=method1:value=nan`` (':' where ',' belongs) once listed method1 among the
+    methods NLTK has, as if it were refused; the message now says items are separated by ','."""
+    hyp, ref = corpus
+    code, out, err = _score(str(ref), "-i", str(hyp), "--compare", "nltk:smooth=method1:value=nan")
+    assert code == 2 and out == "" and "separated by ','" in err
+    code, _, err = _score(str(ref), "-i", str(hyp), "--compare", "nltk:smooth=method9")
+    assert code == 2 and "separated by" not in err and "nltk has none, method0" in err
