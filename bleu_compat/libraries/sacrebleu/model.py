@@ -53,7 +53,7 @@ from typing import Any
 from bleu_compat.harness.dialect import (
     card_bp, card_corpus_bleu, card_smoothed_bleu, card_smoothing,
 )
-from bleu_compat.harness.truth import closest_length, ngram_counts, to_fixed
+from bleu_compat.harness.truth import closest_length, segment_truth_stats, to_fixed
 
 __all__ = ["points", "evaluate", "own_smoothing"]
 
@@ -158,17 +158,8 @@ def corpus_statistics(request: Request, split: bool, pad: bool, cache: dict[Any,
 
 
 def _segment_counts(h: list[str], rs: list[list[str]], n_orders: int) -> tuple[list[int], list[int]]:
-    """One segment's clipped matches and totals per order (the truth's primitives)."""
-    matches, totals = [0] * n_orders, [0] * n_orders
-    for n in range(1, n_orders + 1):
-        counts = ngram_counts(h, n)
-        best: dict[tuple[str, ...], int] = {}
-        for ref in rs:
-            for g, k in ngram_counts(ref, n).items():
-                if k > best.get(g, 0):
-                    best[g] = k
-        matches[n - 1] = sum(min(k, best.get(g, 0)) for g, k in counts.items())
-        totals[n - 1] = sum(counts.values())
+    """One segment's clipped matches and totals per order (the truth's definition)."""
+    matches, totals, _, _ = segment_truth_stats(h, rs, n_orders)
     return matches, totals
 
 
