@@ -316,6 +316,27 @@ def test_a_missing_xml_twig_names_its_debian_package():
     assert DEBIAN_PACKAGES["XML::Twig"] == "libxml-twig-perl"
 
 
+@pytest.mark.parametrize("body, timeout, expect", [
+    # waits 2.5 s using no processor time: the 1 s limit is CPU time, so it finishes
+    # (a wall-clock limit stopped it, and on a loaded machine stopped slow real runs)
+    (b"select(undef, undef, undef, 2.5); print qq(done\\n);\n", 1, None),
+    (b"1 while 1;\n", 1, "still running after 1 s of CPU time"),
+    # never computes: stopped by the wall-clock bound, WALL_FACTOR (10) times the limit
+    (b"sleep 100;\n", 0.3, "still running after 3 s of wall-clock time"),
+])
+def test_the_limit_is_the_scripts_cpu_time(body, timeout, expect):
+    from bleu_compat.libraries.perl_runner import ScriptError, run_perl
+
+    with tempfile.TemporaryDirectory() as d:
+        script = Path(d) / "s.pl"
+        script.write_bytes(body)
+        if expect is None:
+            assert run_perl(script, [], cwd=d, timeout=timeout).stdout == "done\n"
+        else:
+            with pytest.raises(ScriptError, match=re.escape(expect)):
+                run_perl(script, [], cwd=d, timeout=timeout)
+
+
 # ------------------------------------------------------------------ the real scripts
 
 

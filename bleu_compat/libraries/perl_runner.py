@@ -6,18 +6,28 @@ Shared by the adapters of the Perl script implementations (each a plug-in folder
 * :func:`sha256_of` identifies a file by its bytes (the plug-ins keep the tables of
   known releases);
 * :func:`run_perl` runs ``perl SCRIPT ARGS...`` in a directory, standard input from a
-  file, with a timeout; it returns :class:`PerlRun`, or raises :class:`ScriptError`
-  naming the script for what is not a result: no ``perl``, a timeout, a missing Perl
-  module (named, with the Debian package that ships it where known), a script that
-  does not compile.
+  file, with a limit on its processor time; it returns :class:`PerlRun`, or raises
+  :class:`ScriptError` naming the script for what is not a result: no ``perl``, a run
+  over its limit, a missing Perl module (named, with the Debian package that ships it
+  where known), a script that does not compile.
+
+The limit is the script's own CPU time (Linux ``RLIMIT_CPU``), not the wall clock: on
+a loaded machine a run takes longer but uses the same processor time, so a report
+never depends on what else the machine was doing (a 120 s wall-clock limit turned
+mteval-v13a on the real corpora into UNEXPECTED beside two CI runs). A script that
+waits without computing is stopped by the wall clock only, after
+:data:`WALL_FACTOR` times the limit. Where ``RLIMIT_CPU`` cannot be set (not Linux),
+the limit is wall-clock time.
 """
 
 from __future__ import annotations
 
 import hashlib
+import math
 import os
 import re
 import shutil
+import signal
 import subprocess
 from dataclasses import dataclass
 from pathlib import Path
@@ -28,8 +38,12 @@ from bleu_compat.errors import OracleUnavailableError
 __all__ = ["ScriptError", "PerlRun", "sha256_of", "run_perl", "die_message", "TIMEOUT",
            "DEBIAN_PACKAGES", "check_script_path"]
 
-#: seconds a script may run before it is stopped (a WMT test set takes about a second)
+#: CPU seconds a script may use before it is stopped (a WMT test set takes about a second;
+#: whole seconds, rounded up, as the kernel counts them)
 TIMEOUT = float(os.environ.get("BLEU_COMPAT_PERL_TIMEOUT", "120"))
+#: a run that has used less than its CPU limit is stopped after this many times that limit
+#: of wall-clock time (a script that sleeps or waits)
+WALL_FACTOR = 10
 #: Perl modules the scripts use -> the Debian package that ships them
 DEBIAN_PACKAGES = {"XML::Twig": "libxml-twig-perl", "Sort::Naturally": "libsort-naturally-perl",
                    "XML::Parser": "libxml-parser-perl"}
@@ -86,6 +100,22 @@ _DIE = re.compile(r"^(.*?) at \S.* line \d+(?:, <[^>]*> (?:line|chunk) \d+)?\.$"
 _MISSING = re.compile(r"Can't locate (\S+)\.pm in @INC")
 
 
+def _limit_cpu(pid: int, seconds: int) -> bool:
+    """Limit the process ``pid`` to ``seconds`` of CPU time (SIGXCPU at the limit, SIGKILL a
+    second later); False where the platform cannot (the caller falls back to wall time)."""
+    try:
+        import resource
+
+        prlimit = resource.prlimit
+    except (ImportError, AttributeError):  # not Linux
+        return False
+    try:
+        prlimit(pid, resource.RLIMIT_CPU, (seconds, seconds + 1))
+    except (OSError, ValueError):  # the child already ended, or a limit the system refuses
+        return False
+    return True
+
+
 def die_message(stderr: str) -> str | None:
     """The message of the ``die`` that ended a run (without `` at FILE line N.``), or None."""
     for line in reversed(stderr.splitlines()):
@@ -99,27 +129,46 @@ def die_message(stderr: str) -> str | None:
 def run_perl(script: str | Path, args: Sequence[str], *, cwd: str | Path,
              stdin: str | Path | None = None, timeout: float | None = None) -> PerlRun:
     """``perl SCRIPT ARGS...`` in ``cwd`` (a list of arguments: no shell), standard input
-    from the file ``stdin``, stopped after ``timeout`` seconds.
+    from the file ``stdin``, stopped after ``timeout`` seconds of its own CPU time
+    (default :data:`TIMEOUT`), or :data:`WALL_FACTOR` times that of wall-clock time.
 
     Raises:
-        ScriptError: no ``perl`` on PATH; the run timed out; a Perl module is missing (the
-            message names it and its Debian package); the script does not compile.
+        ScriptError: no ``perl`` on PATH; the run used up its CPU time or its wall-clock
+            bound; a Perl module is missing (the message names it and its Debian package);
+            the script does not compile.
     """
     perl = shutil.which("perl")
     if perl is None:
         raise ScriptError(f"{script}: cannot run it: no `perl` on PATH (Debian: apt-get install perl)")
     limit = TIMEOUT if timeout is None else timeout
+    cpu = max(1, math.ceil(limit))
     env = {k: v for k, v in os.environ.items() if not k.startswith("PERL5")}
     env.update(LC_ALL="C", LANG="C")
     try:
         with open(stdin, "rb") if stdin is not None else open(os.devnull, "rb") as fin:
-            proc = subprocess.run([perl, str(script), *args], stdin=fin, capture_output=True,
-                                  cwd=str(cwd), timeout=limit, env=env)
-    except subprocess.TimeoutExpired:
-        raise ScriptError(f"{script}: still running after {limit:g} s: stopped "
-                          "(BLEU_COMPAT_PERL_TIMEOUT sets the limit)") from None
+            proc = subprocess.Popen([perl, str(script), *args], stdin=fin, stdout=subprocess.PIPE,
+                                    stderr=subprocess.PIPE, cwd=str(cwd), env=env)
     except OSError as exc:
         raise ScriptError(f"{script}: cannot run perl on it: {exc.strerror or exc}") from None
+    # The CPU time the child used before this call counts too: there is no race to lose.
+    cpu_limited = _limit_cpu(proc.pid, cpu)
+    wall = limit * WALL_FACTOR if cpu_limited else limit
+    try:
+        stdout, stderr = proc.communicate(timeout=wall)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.communicate()
+        raise ScriptError(f"{script}: still running after {wall:g} s of wall-clock time"
+                          + (f" (having used less than its {cpu} s of CPU time)" if cpu_limited else "")
+                          + ": stopped (BLEU_COMPAT_PERL_TIMEOUT sets the limit)") from None
+    except BaseException:
+        proc.kill()
+        proc.wait()
+        raise
+    if cpu_limited and proc.returncode in (-signal.SIGXCPU, -signal.SIGKILL):
+        raise ScriptError(f"{script}: still running after {cpu} s of CPU time: stopped "
+                          "(BLEU_COMPAT_PERL_TIMEOUT sets the limit)")
+    proc = subprocess.CompletedProcess(proc.args, proc.returncode, stdout, stderr)
     out = proc.stdout.decode("utf-8", "replace")
     err = proc.stderr.decode("utf-8", "replace")
     missing = _MISSING.search(err)
