@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import signal
 from pathlib import Path
 
 import pytest
@@ -13,6 +14,14 @@ settings.register_profile(
     "ci", max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow]
 )
 settings.load_profile("ci" if os.environ.get("CI") else "dev")
+
+# A suite started in the background by a shell without job control (`cmd &` in a script,
+# nohup) inherits SIGINT ignored, and so does every command the tests start: the tests that
+# press Ctrl-C would see it ignored (exit 0 where 130 is right). They test what a terminal's
+# Ctrl-C does to a command started normally, so the suite takes SIGINT back (an ignored
+# signal stays ignored across exec; a handled one is reset to the default).
+if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
+    signal.signal(signal.SIGINT, signal.default_int_handler)
 
 REPO = Path(__file__).resolve().parent.parent
 FIXTURES = REPO / "fixtures"
