@@ -128,6 +128,33 @@ def test_crosscheck_with_a_crashing_implementation_reports_it(impls: Path, tmp_p
     assert {u["field"] for u in report["unexpected"]} == {"error"}
 
 
+def test_a_crash_on_the_real_corpora_says_no_score_and_no_error_on_the_card_side(
+        impls: Path, tmp_path: Path) -> None:
+    """A crashed call on a real corpus: the summary's corpus line says "no score" (it was an
+    empty "real NAME: "), the card's side of the ``error`` field is "no error" (it was
+    "card None") in every format, and the Markdown table keeps the implementation's row."""
+    spec = f"impl:{impls}/bad.py:osexit"
+    proc = _run("crosscheck", "--impl", spec[len("impl:"):], "--cases", "2", "--workers", "2",
+                "--no-progress", "--out", str(tmp_path))
+    assert proc.returncode == 1, proc.stdout + proc.stderr
+    report = json.loads((tmp_path / "crosscheck.json").read_text())
+    names = [r["name"] for r in report["real"]]
+    assert names and all(r["scores"][spec] is None for r in report["real"])
+    for name in names:
+        assert f"  real {name}: {spec} no score\n" in proc.stdout, proc.stdout
+    assert f"{spec} error: card no error, got 'ImplementationCrashed: " in proc.stdout, proc.stdout
+    assert "card None" not in proc.stdout
+    md = (tmp_path / "crosscheck.md").read_text()
+    assert md.count(f"| {spec} | no score (below) | |") == len(names), md
+    assert f"`error` no error → ImplementationCrashed: " in md
+    assert "card value no error, implementation value ImplementationCrashed: " in md
+    junit = (tmp_path / "crosscheck.junit.xml").read_text()
+    assert "error: card no error, got 'ImplementationCrashed: " in junit
+    if (tmp_path / "crosscheck.html").exists():  # with the html extra
+        html = (tmp_path / "crosscheck.html").read_text()
+        assert "card no error" in html and "card None" not in html
+
+
 def test_printing_never_reaches_our_output(impls: Path) -> None:
     proc = _run("explain", CORPUS, "--impl", f"{impls}/bad.py:chatty", "--format", "json", stdin=REQUEST)
     assert proc.returncode == 0, proc.stdout + proc.stderr

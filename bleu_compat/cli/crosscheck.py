@@ -302,7 +302,7 @@ def _written(out: Path) -> list[str]:
 
 
 def _summary(report: dict[str, Any], out: Path | None, elapsed: float) -> None:
-    from bleu_compat.harness.report import library_versions_text
+    from bleu_compat.harness.report import card_text, library_versions_text
 
     v = report["versions"]
     n = sum(report["cases"].values())
@@ -319,7 +319,9 @@ def _summary(report: dict[str, Any], out: Path | None, elapsed: float) -> None:
         print(f"  {tool:24} {'ours (invalid requests)':20} agree {row['agree']:5}  "
               f"UNEXPECTED {row['unexpected']:3}")
     for r in report["real"]:
-        scores = "  ".join(f"{i} {100 * s:.6f}" for i, s in r["scores"].items() if s is not None and i != "truth")
+        scores = "  ".join(f"{i} {100 * s:.6f}" if s is not None else f"{i} no score"
+                           for i, s in r["scores"].items()
+                           if i != "truth" and (s is not None or i not in r.get("not_representable", {})))
         tokens = "".join(
             f"  tokens: {c['library']} {c['release']}'s {c['tokenizer']} "
             f"{'= ours' if c['same'] else 'DIFFERS from ours'} on {c['lines']} lines"
@@ -360,7 +362,7 @@ def _summary(report: dict[str, Any], out: Path | None, elapsed: float) -> None:
                   f"{u['request']['token_check']}")
             continue
         print(f"  UNEXPECTED {u['case_id']} {u['implementation']} {u['field']}: "
-              f"card {u['card_value']!r}, got {u['library_value']!r}")
+              f"card {card_text(u)}, got {u['library_value']!r}")
         if u["command"]:
             print("    " + u["command"].replace("\n", "\n    "))
 

@@ -281,7 +281,7 @@ def classify_impl(tool_id: str, request: dict[str, Any], expected: dict[str, Any
 def _evaluate_impl(result: CaseResult, impl: str, keep_outputs: bool) -> None:
     """Run a user's implementation on ``result.request`` (without ``decimals``) and classify it."""
     from bleu_compat.implementations import NotRepresentableForImpl, resolve
-    from bleu_compat.isolation import ImplementationHung
+    from bleu_compat.isolation import ImplementationCrashed, ImplementationHung
 
     tool_id, case_id, request = result.tool_id, result.case_id, result.request
     implementation = resolve(impl)
@@ -297,6 +297,9 @@ def _evaluate_impl(result: CaseResult, impl: str, keep_outputs: bool) -> None:
         raise ImplementationHung(f"{exc} (on {case_id})") from None
     except Exception as exc:  # the user's code raised, or its process ended: a finding, not a crash
         output = {"error": getattr(exc, "as_reported", None) or f"{type(exc).__name__}: {exc}"}
+        crashed = isinstance(exc, ImplementationCrashed)
+    else:
+        crashed = False
     if keep_outputs:
         result.outputs[impl] = output
     if "error" in output:
@@ -308,7 +311,13 @@ def _evaluate_impl(result: CaseResult, impl: str, keep_outputs: bool) -> None:
         result.ulps_vs_exact[impl] = {"bleu": ulp_distance(bleu, the_truth.exact["bleu"])}
     if not diffs:
         return
-    match = classify_impl(tool_id, plain, expected, output)
+    if crashed:  # no dialect ends a process: UNEXPECTED without trying them all (on a real
+        # corpus that search took 30 s per corpus to find nothing)
+        from bleu_compat.harness.dialect import Reproduction
+
+        match = DialectMatch(Reproduction(("error",), None, unreproduced=("error",)), None)
+    else:
+        match = classify_impl(tool_id, plain, expected, output)
     result.reproductions[impl] = match
     rep = match.reproduction
     for d in diffs:

@@ -36,6 +36,8 @@ import json
 import re
 from typing import Any, Sequence
 
+from .report import card_text
+
 __all__ = ["HtmlUnavailable", "to_html", "compare_to_html", "waterfall_svg"]
 
 OUTCOME_COLOURS = {"agree": "#4c9a2a", "explained": "#3b75af", "unexpected": "#d62728",
@@ -347,7 +349,7 @@ def to_html(report: dict[str, Any]) -> str:
                          f"({_e(near.get('value'))}).</p>")
         body.append(
             f'<div class="case" id="unexpected-{k}"><p>{_e(cases)}<b>{_e(u["case_id"])}</b> '
-            f'{_e(u["implementation"])} <code>{_e(u["field"])}</code>: card {_e(u["card_value"])}, '
+            f'{_e(u["implementation"])} <code>{_e(u["field"])}</code>: card {_e(card_text(u, str))}, '
             f'got <span class="unexpected">{_e(u["library_value"])}</span>'
             + (f" ({u['ulps']} ULPs)" if isinstance(u.get("ulps"), int) else "") + "</p>"
             + near_text

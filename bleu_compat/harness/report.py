@@ -20,7 +20,7 @@ from .classify import IMPLEMENTATIONS
 from .run import ULP_BUCKETS, Tally
 
 __all__ = ["build_report", "to_markdown", "to_junit", "FORMAT", "run_command", "group_reproducers",
-           "run_id_of", "with_run_id"]
+           "run_id_of", "with_run_id", "card_text"]
 
 FORMAT = "bleu-compat-crosscheck/1"
 
@@ -238,6 +238,14 @@ def library_versions_text(versions: dict[str, Any]) -> str:
                      if lib.name in versions)
 
 
+def card_text(difference: dict[str, Any], fmt: Any = repr) -> str:
+    """The card's side of a difference, as text: ``fmt(card_value)``, except for the field
+    ``error`` where the card gives a result (``card_value`` None): "no error"."""
+    if difference.get("field") == "error" and difference.get("card_value") is None:
+        return "no error"
+    return fmt(difference.get("card_value"))
+
+
 def _md_value(v: Any) -> str:
     text = json.dumps(v, ensure_ascii=False) if not isinstance(v, str) else v
     text = text.replace("|", "\\|").replace("\n", " ")
@@ -370,12 +378,14 @@ def to_markdown(report: dict[str, Any]) -> str:
                 lines.append(f"{head} {impl} | {own['text']} | {own['scale']} |")
             elif score is not None:
                 lines.append(f"{head} {impl} | {100 * score!r} | 0-100 (100 × bleu) |")
+            elif impl in (r.get("outcomes") or {}) and impl not in r.get("not_representable", {}):
+                lines.append(f"{head} {impl} | no score (below) | |")
             head = "| | | | | |"
         lines.append(f"{head} exact | {100 * r['truth_exact_bleu']!r} | 0-100 (100 × bleu) |")
     for r in report["real"]:
         for d in r["discrepancies"]:
             lines.append(f"- {r['name']}: {d['implementation']} `{d['field']}` "
-                         f"{_md_value(d['card_value'])} → {_md_value(d['library_value'])}"
+                         f"{card_text(d, _md_value)} → {_md_value(d['library_value'])}"
                          f" ({'+'.join(d['entries']) or 'UNEXPECTED'})")
     lines += ["", "## UNEXPECTED differences", ""]
     if not report["unexpected"]:
@@ -387,7 +397,7 @@ def to_markdown(report: dict[str, Any]) -> str:
         u = g["first"]
         cases = (f"{g['count']} cases: {_case_list(g)}" if g["count"] > 1 else u["case_id"])
         lines += [f"### {g['tool_id']}: {g['implementation']} `{g['field']}` ({cases})", "",
-                  f"card value {_md_value(u['card_value'])}, implementation value "
+                  f"card value {card_text(dict(u, field=g['field']), _md_value)}, implementation value "
                   f"{_md_value(u['library_value'])}"
                   + (f" ({u['ulps']} ULPs)" if u["ulps"] is not None else "")
                   + (f" (first case, {u['case_id']})" if g["count"] > 1 else ""), ""]
@@ -419,7 +429,7 @@ def to_junit(report: dict[str, Any]) -> str:
                 failure = ET.SubElement(case, "failure", message=f"{len(bad)} UNEXPECTED difference(s)",
                                         type="UNEXPECTED")
                 failure.text = "\n\n".join(
-                    f"{u['case_id']} {u['field']}: card {u['card_value']!r}, got {u['library_value']!r}\n"
+                    f"{u['case_id']} {u['field']}: card {card_text(u)}, got {u['library_value']!r}\n"
                     + (u["command"] or "") for u in bad)
             by_tool.setdefault(tool, []).append(case)
     for k in report["kinds"]:
