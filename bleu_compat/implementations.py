@@ -357,11 +357,14 @@ def wrap(name: str, obj: Any, *, signature: str | None = None, scale: str | None
     if not callable(obj):
         raise ImplementationError(f"{name}: {type(obj).__name__} object is not callable")
     declared = getattr(obj, "bleu_compat", None)
+    malformed = declared is not None and not isinstance(declared, Mapping)
     declared = declared if isinstance(declared, Mapping) else {}
     sig = signature or declared.get("signature")
     if sig is None:
+        what = (f"its bleu_compat attribute is a {type(getattr(obj, 'bleu_compat')).__name__}, "
+                "not a dict" if malformed else "the callable declares no signature")
         raise ImplementationError(
-            f"{name}: the callable declares no signature; decorate it with "
+            f"{name}: {what}; decorate it with "
             f"@bleu_compat.implementations.declare(...) or set its bleu_compat attribute to "
             f"{{'signature': one of {', '.join(SIGNATURES)}, 'scale': '0-1' or '0-100'}}")
     sc = scale or declared.get("scale", "0-1")

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 import subprocess
 import sys
 import textwrap
@@ -93,6 +94,19 @@ class TestLoad:
         """A spec that names nothing usable is an ImplementationError saying why."""
         with pytest.raises(ImplementationError, match=words):
             load(spec)
+
+    @pytest.mark.parametrize("attribute, words", [
+        ("'tokens->score'", "its bleu_compat attribute is a str, not a dict"),
+        ("['tokens->score', '0-1']", "its bleu_compat attribute is a list, not a dict"),
+        ("{'scale': '0-1'}", "the callable declares no signature"),
+    ])
+    def test_a_malformed_attribute_is_named(self, tmp_path: Path, attribute: str, words: str) -> None:
+        """A ``bleu_compat`` attribute that is not a dict is named as such (it was "declares no
+        signature", which sent the user looking for a missing declaration)."""
+        (tmp_path / "mine.py").write_text(
+            f"def bleu(h, r, max_order=4):\n    return 0.5\nbleu.bleu_compat = {attribute}\n")
+        with pytest.raises(ImplementationError, match=re.escape(words)):
+            load(f"{tmp_path}/mine.py:bleu")
 
     def test_bad_declaration(self) -> None:
         """An unknown signature or scale is refused when declared."""
