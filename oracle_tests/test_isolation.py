@@ -155,6 +155,45 @@ def test_a_crash_on_the_real_corpora_says_no_score_and_no_error_on_the_card_side
         assert "card no error" in html and "card None" not in html
 
 
+@pytest.mark.parametrize("fmt", ["text", "json"])
+@pytest.mark.parametrize("tool, request_text, words", [
+    # the callable answers bleu-corpus-compute only: nothing of this card is judged
+    ("bleu-brevity-penalty", '{"segments":[{"candidate_length":12,"reference_lengths":[28,28]}]}',
+     "bleu-brevity-penalty: the --impl implementations answer only bleu-corpus-compute"),
+    # the right card, but a request the callable cannot take (it has no max_order)
+    (CORPUS, REQUEST, "nothing was judged: the request is not representable for the --impl "
+     "implementations"),
+])
+def test_explain_that_judged_nothing_never_exits_0(impls: Path, tmp_path: Path, fmt: str, tool: str,
+                                                    request_text: str, words: str) -> None:
+    """`explain --impl` where no implementation was run on the request: exit 2 with the
+    reason (it printed "not representable" and exited 0, as a pass would)."""
+    (tmp_path / "nomax.py").write_text(
+        "def bleu(hypotheses, references):\n    return 1.0\n"
+        "bleu.bleu_compat = {'signature': 'tokens->score', 'scale': '0-1'}\n")
+    proc = _run("explain", tool, "--impl", f"{tmp_path}/nomax.py:bleu", "--format", fmt,
+                stdin=request_text)
+    assert proc.returncode == 2, proc.stdout + proc.stderr
+    if fmt == "json":
+        error = json.loads(proc.stdout)["error"]
+        assert error["code"] == "usage_error" and words in error["message"], proc.stdout
+    else:
+        assert proc.stdout == "" and words in proc.stderr, proc.stderr
+        assert len(proc.stderr.strip().splitlines()) == 1 and "Traceback" not in proc.stderr
+
+
+def test_explain_with_one_implementation_that_answers_still_judges(impls: Path, tmp_path: Path) -> None:
+    """The neighbour: one --impl not representable beside one that answers is a judged run."""
+    (tmp_path / "nomax.py").write_text(
+        "def bleu(hypotheses, references):\n    return 1.0\n"
+        "bleu.bleu_compat = {'signature': 'tokens->score', 'scale': '0-1'}\n")
+    proc = _run("explain", CORPUS, "--impl", f"{tmp_path}/nomax.py:bleu", "--impl",
+                f"{impls}/bad.py:chatty", "--format", "json", stdin=REQUEST)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    verdicts = [i["verdict"] for i in json.loads(proc.stdout)["implementations"]]
+    assert sorted(verdicts) == ["identical", "not representable"], verdicts
+
+
 def test_printing_never_reaches_our_output(impls: Path) -> None:
     proc = _run("explain", CORPUS, "--impl", f"{impls}/bad.py:chatty", "--format", "json", stdin=REQUEST)
     assert proc.returncode == 0, proc.stdout + proc.stderr

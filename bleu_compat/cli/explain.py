@@ -208,9 +208,26 @@ def cmd_explain(args: argparse.Namespace) -> int:
         from bleu_compat.cli.usage import refuse
 
         return refuse("bleu-compat explain", problem, json=args.format == "json")
+    if impls:
+        from bleu_compat.implementations import resolve
+
+        served = {resolve(i).tool_id for i in impls}
+        if args.tool not in served:  # nothing would be judged: never a green exit
+            from bleu_compat.cli.usage import refuse
+
+            return refuse("bleu-compat explain",
+                          f"{args.tool}: the --impl implementations answer only "
+                          f"{', '.join(sorted(served))}", json=args.format == "json")
     try:
         doc = explain_request(args.tool, request, impls)
     except ImplementationHung as exc:
         return hung("bleu-compat explain", exc, json=args.format == "json")
+    if impls and all(i["verdict"] == "not representable" for i in doc["implementations"]):
+        from bleu_compat.cli.usage import refuse
+
+        reasons = "; ".join(f"{i['name']}: {i['not_representable']}" for i in doc["implementations"])
+        return refuse("bleu-compat explain", f"nothing was judged: the request is not "
+                      f"representable for the --impl implementations ({reasons})",
+                      json=args.format == "json")
     print(dumps_js(doc, indent=2) if args.format == "json" else _text(doc))
     return 1 if doc["unexpected"] else 0
