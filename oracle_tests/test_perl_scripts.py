@@ -324,9 +324,12 @@ def test_a_missing_xml_twig_names_its_debian_package():
     # never computes: stopped by the wall-clock bound, WALL_FACTOR (10) times the limit
     (b"sleep 100;\n", 0.3, "still running after 3 s of wall-clock time"),
 ])
-def test_the_limit_is_the_scripts_cpu_time(body, timeout, expect):
+def test_the_limit_is_the_scripts_cpu_time(body, timeout, expect, monkeypatch):
+    from bleu_compat.libraries import perl_runner
     from bleu_compat.libraries.perl_runner import ScriptError, run_perl
 
+    if b"while" in body:  # the loop reaches its CPU limit however starved it is (nice, load)
+        monkeypatch.setattr(perl_runner, "WALL_FACTOR", 300)
     with tempfile.TemporaryDirectory() as d:
         script = Path(d) / "s.pl"
         script.write_bytes(body)
@@ -335,6 +338,53 @@ def test_the_limit_is_the_scripts_cpu_time(body, timeout, expect):
         else:
             with pytest.raises(ScriptError, match=re.escape(expect)):
                 run_perl(script, [], cwd=d, timeout=timeout)
+
+
+_FAKE_LINE = (b'print "BLEU = 50.00, 80.0/60.0/40.0/20.0 (BP=1.000, ratio=1.000, hyp_len=10, '
+              b'ref_len=10)\\n";\n')
+
+
+@pytest.mark.parametrize("given", ["fake.perl", "./fake.perl", "sub/../fake.perl"])
+def test_a_relative_script_path_is_the_users(small, given):
+    """``path=`` relative to the directory score runs in: the script perl is given is that file
+    (it was passed as given to a perl running in a temporary directory: "Can't open perl
+    script", after the existence check had passed)."""
+    (small / "fake.perl").write_bytes(_FAKE_LINE)
+    (small / "sub").mkdir()
+    p = subprocess.run([sys.executable, "-m", "bleu_compat", "score", "ref.txt", "-i", "hyp.txt",
+                        "--compare", f"multi-bleu.perl:path={given}"],
+                       capture_output=True, text=True, timeout=300, cwd=small)
+    # 1: the fake's number is reproduced by no model (UNEXPECTED); it was 2, the script not run
+    assert p.returncode == 1, p.stderr
+    assert "printed 50.00" in p.stdout + p.stderr and "Can't open" not in p.stdout + p.stderr
+
+
+@pytest.mark.parametrize("value", ["abc", "-1", "0", "nan", "inf", "1e400", ""])
+def test_a_bad_timeout_in_the_environment_is_one_clear_error(small, value):
+    """A BLEU_COMPAT_PERL_TIMEOUT that is not a number of seconds above 0: importing never fails
+    (``abc`` made every command that loads the plug-ins exit 3), and a script is not run but
+    refused naming the variable (``nan`` was "cannot convert float NaN to integer", ``-1``
+    "still running after -10 s")."""
+    env = dict(os.environ, BLEU_COMPAT_PERL_TIMEOUT=value)
+    probe = subprocess.run([sys.executable, "-c", "import bleu_compat.libraries.perl_runner as p; "
+                            "print(repr(p.TIMEOUT))"], capture_output=True, text=True, env=env)
+    assert probe.returncode == 0 and probe.stdout.strip() == repr(value), probe.stderr
+    (small / "fake.perl").write_bytes(_FAKE_LINE)
+    p = _score(str(small / "ref.txt"), "-i", str(small / "hyp.txt"), "--compare",
+               f"multi-bleu.perl:path={small / 'fake.perl'}", env={"BLEU_COMPAT_PERL_TIMEOUT": value})
+    assert p.returncode == 2, (p.stdout, p.stderr)
+    assert f"BLEU_COMPAT_PERL_TIMEOUT={value!r} is not a number of seconds above 0" in p.stderr
+    assert len(p.stderr.strip().splitlines()) == 1 and "Traceback" not in p.stderr
+
+
+@pytest.mark.parametrize("value, expect", [("7", 7.0), ("0.5", 0.5), (None, 120.0)])
+def test_a_good_timeout_in_the_environment_is_taken(value, expect):
+    env = {k: v for k, v in os.environ.items() if k != "BLEU_COMPAT_PERL_TIMEOUT"}
+    if value is not None:
+        env["BLEU_COMPAT_PERL_TIMEOUT"] = value
+    probe = subprocess.run([sys.executable, "-c", "import bleu_compat.libraries.perl_runner as p; "
+                            "print(repr(p.TIMEOUT))"], capture_output=True, text=True, env=env)
+    assert probe.stdout.strip() == repr(expect), probe.stderr
 
 
 # ------------------------------------------------------------------ the real scripts
@@ -560,6 +610,9 @@ def short_timeout(monkeypatch):
     from bleu_compat.libraries import perl_runner
 
     monkeypatch.setattr(perl_runner, "TIMEOUT", 2.0)
+    # a script that loops is stopped by its 2 s of CPU time however slowly it gets them (a
+    # starved process, nice 10 beside a CI run, reached the 20 s wall-clock bound first)
+    monkeypatch.setattr(perl_runner, "WALL_FACTOR", 300)
 
 
 @pytest.mark.parametrize("config", FOUR)

@@ -35,12 +35,31 @@ from typing import Sequence
 
 from bleu_compat.errors import OracleUnavailableError
 
-__all__ = ["ScriptError", "PerlRun", "sha256_of", "run_perl", "die_message", "TIMEOUT",
+__all__ = ["ScriptError", "PerlRun", "sha256_of", "run_perl", "die_message", "TIMEOUT", "TIMEOUT_ENV",
            "DEBIAN_PACKAGES", "check_script_path"]
 
+#: the environment variable that sets :data:`TIMEOUT`
+TIMEOUT_ENV = "BLEU_COMPAT_PERL_TIMEOUT"
+#: the largest limit taken, in seconds (a week)
+MAX_TIMEOUT = 7 * 24 * 3600.0
+
+
+def _timeout_from_environment() -> float | str:
+    """:data:`TIMEOUT_ENV` as seconds (120 when unset), or its text when it is not a number of
+    seconds above 0 (:func:`run_perl` then refuses to run; importing never fails on it)."""
+    text = os.environ.get(TIMEOUT_ENV)
+    if text is None:
+        return 120.0
+    try:
+        value = float(text)
+    except ValueError:
+        return text
+    return value if 0 < value <= MAX_TIMEOUT else text
+
+
 #: CPU seconds a script may use before it is stopped (a WMT test set takes about a second;
-#: whole seconds, rounded up, as the kernel counts them)
-TIMEOUT = float(os.environ.get("BLEU_COMPAT_PERL_TIMEOUT", "120"))
+#: whole seconds, rounded up, as the kernel counts them); a str: the environment's bad value
+TIMEOUT: float | str = _timeout_from_environment()
 #: a run that has used less than its CPU limit is stopped after this many times that limit
 #: of wall-clock time (a script that sleeps or waits)
 WALL_FACTOR = 10
@@ -141,12 +160,17 @@ def run_perl(script: str | Path, args: Sequence[str], *, cwd: str | Path,
     if perl is None:
         raise ScriptError(f"{script}: cannot run it: no `perl` on PATH (Debian: apt-get install perl)")
     limit = TIMEOUT if timeout is None else timeout
+    if isinstance(limit, str) or not 0 < limit <= MAX_TIMEOUT:  # NaN fails the comparison too
+        raise ScriptError(f"{script}: not run: {TIMEOUT_ENV}={limit!r} is not a number of seconds "
+                          f"above 0 and at most {MAX_TIMEOUT:g}")
     cpu = max(1, math.ceil(limit))
     env = {k: v for k, v in os.environ.items() if not k.startswith("PERL5")}
     env.update(LC_ALL="C", LANG="C")
     try:
         with open(stdin, "rb") if stdin is not None else open(os.devnull, "rb") as fin:
-            proc = subprocess.Popen([perl, str(script), *args], stdin=fin, stdout=subprocess.PIPE,
+            # the script's path as the caller meant it: perl runs in ``cwd``, not in ours
+            proc = subprocess.Popen([perl, str(Path(script).absolute()), *args], stdin=fin,
+                                    stdout=subprocess.PIPE,
                                     stderr=subprocess.PIPE, cwd=str(cwd), env=env)
     except OSError as exc:
         raise ScriptError(f"{script}: cannot run perl on it: {exc.strerror or exc}") from None
