@@ -1598,6 +1598,10 @@ def compare(hypothesis: str, references: Sequence[str],
             who = lib.display_name if lib is not None else c.implementation
             raise ValueError(f"{c.name}: {who} raises {type(exc).__name__} on these files "
                              f"({exc}): it gives no number") from None
+        if not math.isfinite(points):  # add-k with value=1e308: the library's own overflow
+            who = lib.display_name if lib is not None else c.implementation
+            raise ValueError(f"{c.name}: {who} gives BLEU = {points} on these files (its own "
+                             "arithmetic does not give a finite number): no number to compare")
         on_100 = lib is not None and lib.native.scale == "0-100"
         bleu = points / 100 if on_100 else points
         runs.append(ConfigRun(c, bleu, points if on_100 else 100 * bleu))

@@ -213,3 +213,44 @@ def test_a_spec_glued_with_colons_says_how_items_are_separated(corpus) -> None:
     assert code == 2 and out == "" and "separated by ','" in err
     code, _, err = _score(str(ref), "-i", str(hyp), "--compare", "nltk:smooth=method9")
     assert code == 2 and "separated by" not in err and "nltk has none, method0" in err
+
+
+class TestANumberThatIsNotFinite:
+    """A configuration whose library's own arithmetic gives no finite BLEU (sacreBLEU's add-k
+    with value=1e308 gives inf): one line naming it and its number, exit 2, nothing on standard
+    output and no output file touched. It printed half the text report then "internal error
+    (ValueError: x=inf must be finite)", exit 3; JSON was exit 3 too, and an existing
+    --segments file was replaced by rows of empty causes."""
+
+    INF = "sacrebleu:smooth=add-k,value=1e308"
+
+    @pytest.mark.parametrize("fmt", ["text", "json"])
+    @pytest.mark.parametrize("configs", [[INF], [INF, "nltk"], ["nltk", INF, "card"]])
+    def test_refused_before_any_output(self, corpus, tmp_path, fmt, configs):
+        hyp, ref = corpus
+        keep = tmp_path / "keep.jsonl"
+        keep.write_text('{"kept": true}\n', encoding="utf-8")
+        argv = [str(ref), "-i", str(hyp), "-f", fmt, "--segments", str(keep),
+                "--html", str(tmp_path / "page.html")]
+        for c in configs:
+            argv += ["--compare", c]
+        code, out, err = _score(*argv)
+        assert code == 2, (out, err)
+        assert out == "" and err.count("\n") == 1, (out, err)
+        assert f"{self.INF}: sacreBLEU gives BLEU = inf on these files" in err
+        assert "internal error" not in err
+        assert keep.read_text(encoding="utf-8") == '{"kept": true}\n'
+        assert not (tmp_path / "page.html").exists()
+
+    def test_a_large_finite_value_still_compares(self, corpus):
+        """The neighbour: value=1e300 gives a finite number, compared as any other. sacreBLEU's
+        add-k smooths orders 2 and up only (sacrebleu/metrics/bleu.py, ``compute_bleu``: ``if
+        smooth_method == 'add-k' and n > 1``), where (m + 1e300)/(t + 1e300) rounds to 1, so its
+        BLEU is 100 × (6/7)^(1/4) here (unigrams 6 of 7, equal lengths: BP = 1)."""
+        hyp, ref = corpus
+        code, out, err = _score(str(ref), "-i", str(hyp), "-f", "json",
+                                "--compare", "sacrebleu:smooth=add-k,value=1e300", "--compare", "nltk")
+        assert code in (0, 1), err
+        runs = json.loads(out)["systems"][0]["compare"]["configurations"]
+        assert [r["name"] for r in runs] == ["sacrebleu:smooth=add-k,value=1e300", "nltk"]
+        assert abs(runs[0]["BLEU"] - 100 * (6 / 7) ** 0.25) < 1e-9, runs[0]
