@@ -226,8 +226,11 @@ DEFAULT_COMPARE: tuple[str, ...] = tuple(
 _SMOOTHINGS: dict[str, tuple[str, ...]] = {
     **{lib.name: tuple(dict.fromkeys([*lib.smoothing, *lib.own_smoothing])) for lib in _libraries()},
     CARD: CARD_SMOOTHINGS}
-#: str.split() and the tokenizers the fast statistics path supports
-_TOKENIZERS = ("split", "none", "13a", "intl", "zh", "char")
+#: str.split() and the tokenizers the fast statistics path supports (the segmenters: MeCab's
+#: and SentencePiece's, through bleu_compat.tokenizers.segmenters)
+from bleu_compat.tokenizers.segmenters import SEGMENTERS as _SEGMENTERS  # noqa: E402
+
+_TOKENIZERS = ("split", "none", "13a", "intl", "zh", "char", *_SEGMENTERS)
 
 
 def with_reference(specs: Sequence[str]) -> list[str]:

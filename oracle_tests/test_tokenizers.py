@@ -324,7 +324,7 @@ def test_the_facts_cover_every_release_the_matrix_knows() -> None:
 
 def test_unknown_names_are_refused() -> None:
     with pytest.raises(ConfigError, match="must be one of"):
-        get_tokenizer("ja-mecab")
+        get_tokenizer("no-such-tokenizer")
     with pytest.raises(ConfigError, match="not a sacreBLEU release"):
         get_tokenizer("13a", release="latest")
 

@@ -7,7 +7,9 @@ specification, written from the rules; :mod:`.block`, the whole-block fast
 path; :mod:`.releases`, what differs between sacreBLEU releases) and import
 nothing of sacreBLEU: sacreBLEU is imported only to run sacreBLEU (the
 adapters, ``--compare``, ``crosscheck``), where :mod:`.check` compares the
-installed release's tokens with ours.
+installed release's tokens with ours. :mod:`.segmenters` holds sacreBLEU's
+tokenizers that call MeCab or SentencePiece (the segmenters sacreBLEU calls;
+the steps around them are ours).
 """
 
 from __future__ import annotations
@@ -27,10 +29,19 @@ __all__ = [
     "BULK_HYP_END",
     "BULK_REF_END",
     "NEWEST",
+    "SEGMENTERS",
+    "ALL_TOKENIZERS",
+    "tokenizer_signature",
 ]
 
-#: sacreBLEU's tokenizer names that bleu-compat implements.
+from .segmenters import SEGMENTERS  # noqa: E402
+
+#: sacreBLEU's tokenizer names that bleu-compat implements by rule (:mod:`.reference`).
 TOKENIZERS = ("none", "13a", "intl", "zh", "char")
+#: every tokenizer name :func:`get_tokenizer` takes: the rule-based ones and sacreBLEU's that
+#: call a segmenter (MeCab, SentencePiece: the ``ja``, ``ko`` and ``spm`` extras; see
+#: :mod:`.segmenters`)
+ALL_TOKENIZERS = (*TOKENIZERS, *SEGMENTERS)
 
 
 def get_tokenizer(name: str, *, lowercase: bool = False,
@@ -44,7 +55,7 @@ def get_tokenizer(name: str, *, lowercase: bool = False,
     :mod:`bleu_compat.tokenizers.reference`.
 
     Args:
-        name: one of :data:`TOKENIZERS`.
+        name: one of :data:`ALL_TOKENIZERS`.
         lowercase: lowercase first (sacreBLEU's ``-lc``).
         release: the sacreBLEU release whose tokenizer to reproduce (default:
             the newest measured, :data:`NEWEST`; see :mod:`.releases`).
@@ -53,16 +64,33 @@ def get_tokenizer(name: str, *, lowercase: bool = False,
         ``line -> list[str]`` (tokens; never empty strings).
 
     Raises:
-        ConfigError: unknown tokenizer name, or one the release does not have.
+        ConfigError: unknown tokenizer name, or one the release does not have;
+            :class:`~bleu_compat.tokenizers.segmenters.SegmenterUnavailable` (a
+            ConfigError) when a segmenter's package or model is missing.
     """
-    if name not in TOKENIZERS:
-        raise ConfigError(f"tokenize={name!r} must be one of {TOKENIZERS}")
+    if name not in ALL_TOKENIZERS:
+        raise ConfigError(f"tokenize={name!r} must be one of {ALL_TOKENIZERS}")
     tokenizer = tokenizer_for(name, release)
     if name == "none" and not lowercase:
         return str.split
     if lowercase:
         return lambda line: tokenizer(line.lower().rstrip())
     return lambda line: tokenizer(line.rstrip())
+
+
+def tokenizer_signature(name: str) -> str:
+    """The ``tok:`` value of sacreBLEU 2.6.0's signature for tokenizer ``name``: the name
+    itself, except the segmenters' (``ja-mecab-0.996-IPA``, ``flores101`` for ``spm``, ...:
+    :func:`bleu_compat.tokenizers.segmenters.signature`).
+
+    Raises:
+        SegmenterUnavailable: a MeCab tokenizer that cannot run here.
+    """
+    if name in SEGMENTERS:
+        from .segmenters import signature
+
+        return signature(name)
+    return name
 
 
 def tokenize_lines(lines: Iterable[str], name: str, *, lowercase: bool = False,

@@ -16,6 +16,15 @@ running each release (``oracle_tests/test_matrix.py``, in the environments
   :func:`~bleu_compat.tokenizers.reference.regex_classes`). That difference is
   the catalog entry ``SACREBLEU-INTL-UNICODEDATA``.
 
+* The segmenters (:mod:`bleu_compat.tokenizers.segmenters`) exist from the
+  release that introduced each (:data:`SINCE`, read from the releases' source
+  and sacreBLEU's CHANGELOG): ``ja-mecab`` 1.4.5, ``spm`` 2.1.0 (then with the
+  signature ``spm-flores``; ``flores101`` from 2.3.0), ``ko-mecab`` 2.2.0,
+  ``flores101`` and ``flores200`` 2.3.0, ``spBLEU-1K`` 2.6.0. Their tokens are
+  MeCab's and SentencePiece's; they were compared with sacreBLEU 2.6.0 only
+  (``oracle_tests/test_segmenters.py``), and every run of sacreBLEU on raw text
+  compares them again (the run-time check).
+
 A release newer than :data:`NEWEST` is taken to tokenize as :data:`NEWEST`
 (and the run-time check in ``--compare`` and ``crosscheck`` says so if it
 does not).
@@ -28,8 +37,8 @@ from typing import Callable
 from ..errors import ConfigError
 from . import reference
 
-__all__ = ["NEWEST", "CHAR_SINCE", "INTL_REGEX_SINCE", "release_key", "variant", "tokenizer_for",
-           "describe"]
+__all__ = ["NEWEST", "CHAR_SINCE", "INTL_REGEX_SINCE", "SINCE", "release_key", "variant",
+           "tokenizer_for", "describe"]
 
 #: the newest sacreBLEU release whose tokenizers were measured
 NEWEST = "2.6.0"
@@ -38,7 +47,13 @@ CHAR_SINCE = "1.4.14"
 #: the first release whose ``intl`` uses the ``regex`` module's classes
 INTL_REGEX_SINCE = "2.0.0"
 
-NAMES = ("none", "13a", "intl", "zh", "char")
+from .segmenters import SEGMENTERS  # noqa: E402
+
+#: the first release with each tokenizer that not every release has (its CHANGELOG and source)
+SINCE = {"char": CHAR_SINCE, "ja-mecab": "1.4.5", "spm": "2.1.0", "ko-mecab": "2.2.0",
+         "flores101": "2.3.0", "flores200": "2.3.0", "spBLEU-1K": "2.6.0"}
+
+NAMES = ("none", "13a", "intl", "zh", "char", *SEGMENTERS)
 
 
 def release_key(release: str) -> tuple[int, ...]:
@@ -66,13 +81,14 @@ def variant(name: str, release: str | None = None) -> str:
     Returns ``name``, or ``"intl-unicodedata"`` for ``intl`` before 2.0.0.
 
     Raises:
-        ConfigError: unknown name, a malformed release, or ``char`` before 1.4.14.
+        ConfigError: unknown name, a malformed release, or a release before the tokenizer
+            (:data:`SINCE`: ``char`` before 1.4.14, ...).
     """
     if name not in NAMES:
         raise ConfigError(f"tokenize={name!r} must be one of {NAMES}")
     key = release_key(release or NEWEST)
-    if name == "char" and key < release_key(CHAR_SINCE):
-        raise ConfigError(f"sacreBLEU {release} has no 'char' tokenizer (added in {CHAR_SINCE})")
+    if name in SINCE and key < release_key(SINCE[name]):
+        raise ConfigError(f"sacreBLEU {release} has no {name!r} tokenizer (added in {SINCE[name]})")
     if name == "intl" and key < release_key(INTL_REGEX_SINCE):
         return "intl-unicodedata"
     return name
@@ -84,6 +100,10 @@ def tokenizer_for(name: str, release: str | None = None) -> Callable[[str], list
     if v == "intl-unicodedata":
         classes = reference.unicodedata_classes()
         return classes.tokens
+    if v in SEGMENTERS:
+        from .segmenters import segmenter
+
+        return segmenter(v)
     return {"none": reference.none, "13a": reference.mteval_13a, "intl": reference.intl,
             "zh": reference.zh, "char": reference.char}[v]
 

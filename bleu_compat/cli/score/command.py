@@ -72,7 +72,7 @@ from bleu_compat.jsonio import dumps_js
 from bleu_compat.rounding import to_fixed_str
 from bleu_compat.stats import SufficientStats
 from bleu_compat import stream as _stream
-from bleu_compat.tokenizers import get_tokenizer, tokenize_lines
+from bleu_compat.tokenizers import ALL_TOKENIZERS, get_tokenizer, tokenize_lines
 
 __all__ = ["cmd_score"]
 
@@ -152,6 +152,8 @@ class _Plan:
     script_warning: str | None = None
     #: each reference's first bytes, as read (the script check's)
     script_sample: list[bytearray] = field(default_factory=list)
+    #: how the run computes what the outputs cannot say (the SentencePiece model file used)
+    notes: list[str] = field(default_factory=list)
 
     @property
     def sacrebleu_output(self) -> bool:
@@ -212,10 +214,7 @@ def _plan(args: argparse.Namespace) -> _Plan:
         target = parts[1]
         wanted = _TARGET_TOKENIZER.get(target)
         if args.tokenize is None and wanted is not None and sacre:
-            if wanted not in ("zh",):
-                raise _Refusal(f"-l {args.langpair}: sacreBLEU's default tokenizer for this "
-                               f"target is {wanted}, which is not available here; give -tok")
-            tokenize = wanted
+            tokenize = wanted  # as sacreBLEU's BLEU(trg_lang=...): zh, ja-mecab, ko-mecab
         elif wanted is not None and tokenize != wanted:
             warnings.append(f"-l {args.langpair}: consider the {wanted!r} tokenizer for this "
                             "target language (sacreBLEU's advice)")
@@ -285,7 +284,10 @@ def _plan(args: argparse.Namespace) -> _Plan:
             resolve_configurations,
         )
 
-        given = GivenOptions(tokenize=args.tokenize, lowercase=args.lowercase,
+        # -l xx-zh/ja/ko chooses the tokenizer as sacreBLEU does: given, as -tok would be
+        chosen = args.tokenize or (tokenize if args.langpair is not None and sacre
+                                   and tokenize != "13a" else None)
+        given = GivenOptions(tokenize=chosen, lowercase=args.lowercase,
                              smooth=args.smooth_method, smooth_value=args.smooth_value,
                              effective_order=bool(getattr(args, "effective_order", False)),
                              max_order=args.max_order if args.max_order_given else None)
@@ -325,10 +327,29 @@ def _plan(args: argparse.Namespace) -> _Plan:
                                  [t for f, t in outputs if f != flag])
         if problem:
             raise _Refusal(f"{flag}: {problem}")
-    try:
-        get_tokenizer(tokenize)
-    except (BleuCompatError, ImportError) as exc:
-        raise _Refusal(str(exc)) from None
+    from bleu_compat.tokenizers import segmenters
+
+    segmenters.use_model_file(getattr(args, "spm_model", None))
+    if getattr(args, "spm_model", None) is not None and tokenize not in segmenters.SPM and not any(
+            r.config.tokenize in segmenters.SPM for r in plan.resolved):
+        raise _Refusal(f"--spm-model {args.spm_model}: used only by the SentencePiece "
+                       f"tokenizers ({', '.join(segmenters.SPM)}); this run tokenizes with "
+                       f"{tokenize}")
+    # the command's tokenizer and every configuration's that is one of ours (a library's own,
+    # e.g. NLTK's treebank, is its adapter's to check)
+    for tok in dict.fromkeys([tokenize, *(r.config.tokenize for r in plan.resolved)]):
+        if tok not in ALL_TOKENIZERS:
+            continue
+        try:
+            get_tokenizer(tok)
+        except (BleuCompatError, ImportError) as exc:
+            raise _Refusal(str(exc)) from None
+        if tok in segmenters.SPM:  # every output says which model file it used
+            plan.notes.append(segmenters.spm_model(tok).describe(tok))
+        if tok == "spm":  # sacreBLEU's own warning for its old name
+            plan.warnings.append("-tok spm: sacreBLEU's tokenizer 'spm' has been changed to "
+                                 "'flores101' (the same model; signature flores101), and may be "
+                                 "removed in the future")
     return plan
 
 
@@ -477,6 +498,9 @@ def _run(args: argparse.Namespace, plan: _Plan, spool: Spool) -> int:
     paths = [p if c is None else c.path for p, c in zip(given, copies)]
     for message in plan.warnings:
         _warn(args, message)
+    if not args.quiet:
+        for note in plan.notes:
+            print(f"{PROG}: note: {note}", file=sys.stderr)
     # with --compare the segments are written after the comparison (they carry its causes)
     with _segments_file(None if compare else args.segments) as handle:
         writer = None if handle is None else SegmentWriter(
@@ -572,6 +596,8 @@ def _run(args: argparse.Namespace, plan: _Plan, spool: Spool) -> int:
             "systems": [system_json(n, r) for n, r in zip(names, results)],
             "warnings": sorted(warnings),
         }
+        if plan.notes:
+            doc["notes"] = list(plan.notes)
         if plan.smooth in ("floor", "add-k"):
             doc["smooth_value"] = plan.smooth_value if plan.smooth_value is not None else (
                 0.1 if plan.smooth == "floor" else 1)

@@ -148,15 +148,20 @@ _SHORT = {"nrefs": "#", "case": "c", "eff": "e", "tok": "tok", "smooth": "s", "v
 def signature_fields(n_refs: int, *, lowercase: bool, tokenize: str, smooth_method: str,
                      smooth_value: float | None, max_order: int = 4,
                      effective_order: bool = False) -> list[tuple[str, str]]:
-    """The signature's (key, value) pairs, in sacreBLEU's order, bleu-compat's version last."""
+    """The signature's (key, value) pairs, in sacreBLEU's order, bleu-compat's version last.
+
+    ``tok`` is sacreBLEU's value for the tokenizer (``ja-mecab-0.996-IPA``, ``flores101``
+    for ``spm``: :func:`bleu_compat.tokenizers.tokenizer_signature`)."""
     from bleu_compat import __version__
 
     smooth = smooth_method
     default = SMOOTH_DEFAULTS[smooth_method]
     if default is not None:  # floor and add-k: the value, as sacreBLEU writes it ([0.10])
         smooth += f"[{(default if smooth_value is None else smooth_value):.2f}]"
+    from bleu_compat.tokenizers import tokenizer_signature
+
     fields = [("nrefs", str(n_refs)), ("case", "lc" if lowercase else "mixed"),
-              ("eff", "yes" if effective_order else "no"), ("tok", tokenize),
+              ("eff", "yes" if effective_order else "no"), ("tok", tokenizer_signature(tokenize)),
               ("smooth", smooth)]
     if max_order != 4:
         fields.append(("order", str(max_order)))

@@ -36,7 +36,7 @@ _LANGUAGES = {
     "ko": ("Korean", "ko-mecab", "Hangul"),
 }
 #: sacreBLEU's tokenizers made for any script (no warning with them)
-_ANY_SCRIPT = ("spm", "flores101", "flores200")
+_ANY_SCRIPT = ("spm", "flores101", "flores200", "spBLEU-1K")
 
 
 def _count(pattern: re.Pattern[str], text: str) -> int:
@@ -64,9 +64,13 @@ class ScriptAdvice:
         if tokenize == self.tokenizer or tokenize in _ANY_SCRIPT:
             return None
         name, _, script = _LANGUAGES[self.language]
-        available = "" if self.tokenizer == "zh" else (
-            f" ({self.tokenizer} needs MeCab, which bleu-compat does not have: score with "
-            "sacreBLEU itself)")
+        available = ""
+        if self.tokenizer != "zh":  # ja-mecab, ko-mecab: MeCab, from the ja or ko extra
+            from bleu_compat.tokenizers.segmenters import why_unavailable
+
+            missing = why_unavailable(self.tokenizer)
+            if missing is not None:
+                available = f" (not installed here: {missing.partition(': ')[2] or missing})"
         split = ("its words are not split into morphemes" if self.language == "ko" else
                  "its words, written without spaces, are not split")
         return (f"the references are {name} ({script} are {self.share:.0%} of the letters in "

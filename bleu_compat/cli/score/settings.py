@@ -31,6 +31,10 @@ def signature(n_refs: int, *, lowercase: bool, tokenize: str, smooth: str,
     if smooth in _SMOOTH_DEFAULT_VALUES:
         value = _SMOOTH_DEFAULT_VALUES[smooth] if smooth_value is None else smooth_value
         smooth = f"{smooth}[{value:.2f}]"
+    from bleu_compat.tokenizers import SEGMENTERS, tokenizer_signature
+
+    if tokenize in SEGMENTERS:  # sacreBLEU's value: the segmenter's version or model name
+        tokenize = tokenizer_signature(tokenize)
     order = f"|order:{max_order}" if max_order != 4 else ""
     eff = "yes" if effective_order else "no"
     return (f"nrefs:{n_refs}|case:{'lc' if lowercase else 'mixed'}|eff:{eff}|tok:{tokenize}"

@@ -45,12 +45,14 @@ is applied to the library's doubles with :func:`bleu_compat.rounding.to_fixed`;
 
 from __future__ import annotations
 
+import functools
 from typing import Any, Sequence
 
 from bleu_compat.libraries import AdapterResult, NotRepresentable, dispatch, library_version
 from bleu_compat.rounding import to_fixed
 
-__all__ = ["run", "score_lines", "check_release", "SMOOTH_METHODS", "encode_tokens", "api"]
+__all__ = ["run", "score_lines", "check_release", "SMOOTH_METHODS", "encode_tokens", "api",
+           "check_spm_model", "tokenizer_signature"]
 
 LIBRARY = "sacrebleu"
 
@@ -115,6 +117,54 @@ def check_release(version: str) -> None:
     api(version)
 
 
+def check_spm_model(tokenize: str) -> None:
+    """Before sacreBLEU builds a SentencePiece tokenizer: its model file must be where the
+    installed sacreBLEU reads it, and be the file bleu-compat tokenizes with, since
+    sacreBLEU downloads a missing model and bleu-compat fetches nothing from the network.
+
+    sacreBLEU's place is ``os.path.join(sacrebleu.utils.SACREBLEU_DIR, "models",
+    basename(SPM_MODELS[tokenize]["url"]))`` (tokenizer_spm.py, 2.3.0 to 2.6.0; 2.1-2.2:
+    ``flores_sacrebleu_tokenizer_spm.model`` for ``spm``), read from the installed release.
+    Any other tokenizer: nothing to check.
+
+    Raises:
+        SegmenterUnavailable: the file is absent there (sacreBLEU would download it), or
+            differs from the model bleu-compat uses (``--spm-model`` given another file).
+    """
+    from bleu_compat.tokenizers.segmenters import (
+        SPM, SegmenterUnavailable, model_path, spm_model,
+    )
+
+    if tokenize not in SPM:
+        return
+    import os
+
+    from sacrebleu import utils
+
+    try:
+        from sacrebleu.tokenizers.tokenizer_spm import SPM_MODELS
+        theirs = os.path.join(utils.SACREBLEU_DIR, "models",
+                              os.path.basename(SPM_MODELS[tokenize]["url"]))
+    except (ImportError, KeyError):  # 2.1-2.2: one model, "spm" only
+        theirs = os.path.join(utils.SACREBLEU_DIR, "models", "flores_sacrebleu_tokenizer_spm.model")
+    if not os.path.isfile(theirs):
+        raise SegmenterUnavailable(
+            f"sacreBLEU {library_version(LIBRARY)} reads the -tok {tokenize} model from {theirs}, "
+            "which is absent, and would download it; bleu-compat fetches nothing: put the "
+            f"model there (the file {model_path(tokenize)} bleu-compat uses) to compare")
+    ours = spm_model(tokenize)
+    if os.path.realpath(theirs) != os.path.realpath(ours.path):
+        import hashlib
+
+        with open(theirs, "rb") as handle:
+            digest = hashlib.sha256(handle.read()).hexdigest()
+        if digest != ours.sha256:
+            raise SegmenterUnavailable(
+                f"sacreBLEU reads the -tok {tokenize} model from {theirs} (sha256 {digest}), "
+                f"bleu-compat from {ours.path} (sha256 {ours.sha256}): not the same model, so "
+                "the comparison would compare two segmentations; give the same file")
+
+
 def score_lines(cfg: Any, hyp_lines: Sequence[str], ref_lines: Sequence[Sequence[str]]) -> float:
     """sacreBLEU's own ``score`` (0–100) for a ``score --compare`` configuration, on raw lines.
 
@@ -131,6 +181,7 @@ def score_lines(cfg: Any, hyp_lines: Sequence[str], ref_lines: Sequence[Sequence
     """
     from sacrebleu.metrics import BLEU
 
+    check_spm_model(cfg.tokenize)
     kwargs: dict[str, Any] = {}
     if cfg.smooth_value is not None:
         kwargs["smooth_value"] = cfg.smooth_value
@@ -402,6 +453,28 @@ def _brevity(mode: str, request: dict[str, Any], raw: dict[str, Any]) -> dict[st
 _SMOOTH_DEFAULTS: dict[str, float | None] = {"none": None, "floor": 0.1, "add-k": 1, "exp": None}
 
 
+def tokenizer_signature(tokenize: str) -> str:
+    """The installed sacreBLEU's ``tok:`` value for ``tokenize``: the name, or for a
+    tokenizer that calls MeCab or SentencePiece its tokenizer object's ``signature()``
+    (``ja-mecab-0.996-IPA``, ``flores101`` for ``spm``), asked of the installed release."""
+    from bleu_compat.tokenizers import SEGMENTERS
+
+    if tokenize not in SEGMENTERS:
+        return tokenize
+    return _segmenter_signature(tokenize)
+
+
+@functools.lru_cache(maxsize=None)
+def _segmenter_signature(tokenize: str) -> str:
+    check_spm_model(tokenize)  # sacreBLEU's SPM tokenizer downloads a missing model
+    import logging
+
+    from sacrebleu.metrics.bleu import _get_tokenizer
+
+    logging.getLogger("sacrebleu").setLevel(logging.ERROR)  # 'spm' has been changed ...
+    return str(_get_tokenizer(tokenize)().signature())
+
+
 def signature_text(cfg: Any, n_refs: int) -> str:
     """The signature the installed sacreBLEU prints for a corpus-BLEU configuration ``cfg``.
 
@@ -415,7 +488,8 @@ def signature_text(cfg: Any, n_refs: int) -> str:
     if default is not None:
         smooth += f"[{(default if cfg.smooth_value is None else cfg.smooth_value):.2f}]"
     fields = [f"nrefs:{n_refs}", f"case:{'lc' if cfg.lowercase else 'mixed'}",
-              f"eff:{'yes' if cfg.effective_order else 'no'}", f"tok:{cfg.tokenize}",
+              f"eff:{'yes' if cfg.effective_order else 'no'}",
+              f"tok:{tokenizer_signature(cfg.tokenize)}",
               f"smooth:{smooth}"]
     if cfg.max_order != 4:
         fields.append(f"order:{cfg.max_order}")

@@ -44,6 +44,9 @@ def library_tokenizer(name: str, lowercase: bool = False) -> Callable[[str], lis
         return old
     import logging
 
+    from bleu_compat.libraries.sacrebleu.adapter import check_spm_model
+
+    check_spm_model(name)  # sacreBLEU downloads a missing SentencePiece model: never here
     logging.getLogger("sacrebleu").setLevel(logging.ERROR)  # its language advice
     metric = BLEU(tokenize=name, lowercase=lowercase)
     preprocess = metric._preprocess_segment
