@@ -18,11 +18,17 @@ configuration's end state with the catalog entries verified on the release on).
 Means of sentence scores (``sacrebleu-sentence-avg``, the mean of ``sentence_bleu``) are
 searched per tokenizer × case × effective order at their built-in smoothing and max order
 (each segment's statistics through the dialect model: a model call per segment).
+sacreBLEU's MeCab tokenizers are searched when the references' script is their language
+(``ja-mecab`` for Japanese, ``ko-mecab`` for Korean) and MeCab is installed; its
+SentencePiece tokenizers (``flores101``, ``flores200``, ``spBLEU-1K``) when their model
+file is where sacreBLEU keeps it (``spm`` is ``flores101``).
 Not searched (said in the result's ``not_searched``): other smoothings and orders of a
 sentence mean, tokenizers that need what is not
 here (a Java PTB tokenizer, NLTK's Punkt data, an uninstalled library's own
-tokenizer), the releases of sacreBLEU whose tokenizer differs from ours for that name
-(``intl`` before 2.0.0; no ``char`` before 1.4.14).
+tokenizer, MeCab or a SentencePiece model: the reason names what to install or where the
+file goes), the releases of sacreBLEU whose tokenizer differs from ours for that name
+(``intl`` before 2.0.0; no ``char`` before 1.4.14; each segmenter before the release that
+introduced it, :data:`bleu_compat.tokenizers.releases.SINCE`).
 
 Scales: a score ≤ 1 is read on the 0–1 scale, above 1 on the 0–100 scale (BLEU
 points), unless ``scale`` says otherwise; the result names the scale it assumed.
@@ -373,6 +379,7 @@ def search(hypothesis: str, references: Sequence[str], *,
             raise ValueError(f"line counts differ: {hypothesis} has {n} line{'s' if n != 1 else ''}, "
                              f"{path} has {count}: the files must be line-aligned")
     not_searched: list[str] = []
+    segmenters = _segmenters_searched(references, not_searched)
     libs = dc._libraries()
     stats = dc._Statistics(hypothesis, references, max(MAX_ORDERS))
     views = {n: _Orders(stats, n) for n in MAX_ORDERS}
@@ -410,7 +417,7 @@ def search(hypothesis: str, references: Sequence[str], *,
                 if b.aggregation != "sentence-mean":
                     continue
                 found, count = _sentence_means(dc, views[4], lib, b, groups,
-                                               (*TOKENIZERS, *lib.tokenizers), tokenizer_ok)
+                                               _tokenizers_of(lib, segmenters), tokenizer_ok)
                 matches += found
                 searched += count
                 not_searched.append(
@@ -421,10 +428,10 @@ def search(hypothesis: str, references: Sequence[str], *,
                     f"{b.name}: {lib.display_name}'s model gives no score per segment to average")
             grid: dict[str, Any] = {}
             for builtin in builtins:
-                for cfg in _candidates(lib, builtin, (*TOKENIZERS, *lib.tokenizers)):
+                for cfg in _candidates(lib, builtin, _tokenizers_of(lib, segmenters)):
                     grid.setdefault(cfg.signature(), cfg)
             for cfg in grid.values():
-                if not tokenizer_ok(cfg.tokenize, lib):
+                if not tokenizer_ok(cfg.tokenize, lib) or _refuses(lib, cfg, segmenters):
                     continue
                 closest = min(builtins, key=lambda b: _differences(cfg, b)
                               if (b.aggregation, b.call) == (cfg.aggregation, cfg.call) else 99)
@@ -467,6 +474,70 @@ def search(hypothesis: str, references: Sequence[str], *,
                   tuple(dict.fromkeys(not_searched)))
 
 
+def _segmenters_searched(references: Sequence[str], not_searched: list[str]) -> tuple[str, ...]:
+    """sacreBLEU's MeCab and SentencePiece tokenizers that the search takes, in sacreBLEU's
+    order; each one left out is listed in ``not_searched`` with the reason.
+
+    ``ja-mecab`` is searched when the references are Japanese by their script, ``ko-mecab``
+    when they are Korean (:mod:`bleu_compat.cli.score.script_check`: MeCab's dictionaries
+    are for that language; on any other text the search would only add coincidences), each
+    when its package is installed. ``flores101``, ``flores200`` and ``spBLEU-1K`` are searched
+    whenever their model file is where sacreBLEU keeps it (any script); ``spm`` is
+    ``flores101`` (the same model), so it is not searched twice.
+    """
+    from bleu_compat.cli.score.script_check import SAMPLE_CHARACTERS, advice
+    from bleu_compat.tokenizers import segmenters as sg
+
+    text, left = [], SAMPLE_CHARACTERS
+    for path in references:
+        with open(path, encoding="utf-8", errors="ignore") as handle:
+            part = handle.read(max(left, 0))
+        text.append(part)
+        left -= len(part)
+    found = advice("\n".join(text))
+    language = found.language if found is not None else None
+    out = []
+    for name in sg.SEGMENTERS:
+        if name == "spm":
+            not_searched.append("tok=spm: the same model as flores101 (sacreBLEU's older name; "
+                                "its signature is flores101): searched as flores101")
+            continue
+        if name in sg.MECAB and sg.MECAB[name].extra != language:
+            script = {"ja": "Japanese", "ko": "Korean"}[sg.MECAB[name].extra]
+            not_searched.append(f"tok={name}: the references are not {script} by their "
+                                "script (MeCab's dictionary is for that language)")
+            continue
+        why = sg.why_unavailable(name)
+        if why is not None:
+            not_searched.append(f"tok={name}: it does not run here: {why}")
+            continue
+        out.append(name)
+    return tuple(out)
+
+
+def _tokenizers_of(lib: Any, segmenters: Sequence[str]) -> tuple[str, ...]:
+    """The tokenizers searched for ``lib``: ours, the segmenters searched, the library's own."""
+    return (*TOKENIZERS, *segmenters, *lib.tokenizers)
+
+
+def _refuses(lib: Any, cfg: Any, segmenters: Sequence[str]) -> bool:
+    """True when ``lib``'s adapter refuses ``cfg`` with a segmenter tokenizer (its
+    ``configure`` raises: torchmetrics' SacreBLEUScore tokenizes with its own copy of them,
+    which no model reproduces)."""
+    from bleu_compat.tokenizers.segmenters import SEGMENTERS
+
+    if cfg.tokenize not in SEGMENTERS:
+        return False
+    configure = getattr(lib.adapter_module(), "configure", None)
+    if configure is None:
+        return False
+    try:
+        configure(cfg)
+    except ValueError:
+        return True
+    return False
+
+
 def _sentence_means(dc: Any, view: Any, lib: Any, builtin: Any, groups: Any,
                     tokenizers: Sequence[str], tokenizer_ok: Callable[[str, Any], bool]
                     ) -> tuple[list[Match], int]:
@@ -485,7 +556,7 @@ def _sentence_means(dc: Any, view: Any, lib: Any, builtin: Any, groups: Any,
         if (cfg.smoothing, cfg.smooth_value, cfg.max_order) != (
                 builtin.smoothing, builtin.smooth_value, builtin.max_order):
             continue
-        if not tokenizer_ok(cfg.tokenize, lib):
+        if not tokenizer_ok(cfg.tokenize, lib) or _refuses(lib, cfg, tokenizers):
             continue
         cfg = replace(cfg, name=_spec(cfg, builtin))
         method, eps = cfg.card_smoothing

@@ -38,9 +38,23 @@ from typing import Any, Sequence
 from bleu_compat.libraries import AdapterResult, NotRepresentable, dispatch
 from bleu_compat.rounding import to_fixed
 
-__all__ = ["run", "score_lines"]
+__all__ = ["run", "score_lines", "configure"]
 
 LIBRARY = "torchmetrics"
+
+
+def configure(cfg: Any) -> Any:
+    """A ``--compare`` configuration of torchmetrics, checked: ``SacreBLEUScore`` with one of
+    sacreBLEU's MeCab or SentencePiece tokenizers is refused (ValueError). torchmetrics
+    tokenizes with its own copy of them, which no model here reproduces (its SentencePiece
+    tokenizers fetch their model from the network, which bleu-compat never lets happen)."""
+    from bleu_compat.tokenizers.segmenters import SEGMENTERS
+
+    if cfg.call == "SacreBLEUScore" and cfg.tokenize in SEGMENTERS:
+        raise ValueError(f"{cfg.name}: tok={cfg.tokenize}: torchmetrics' SacreBLEUScore "
+                         "tokenizes with its own copy of that tokenizer, which bleu-compat does "
+                         "not model; compare sacrebleu:tok=" + cfg.tokenize + " instead")
+    return cfg
 
 
 def run(mode: str, tool_id: str, request: dict[str, Any]) -> AdapterResult:
