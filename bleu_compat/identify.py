@@ -38,6 +38,7 @@ from __future__ import annotations
 
 import importlib.util
 import math
+import os
 from dataclasses import dataclass, field, replace
 from decimal import Decimal, InvalidOperation
 from typing import Any, Callable, Sequence
@@ -496,22 +497,35 @@ def _segmenters_searched(references: Sequence[str], not_searched: list[str]) -> 
         left -= len(part)
     found = advice("\n".join(text))
     language = found.language if found is not None else None
-    out = []
+    out: list[str] = []
+    other_script: list[str] = []
+    no_model: list[str] = []
     for name in sg.SEGMENTERS:
-        if name == "spm":
-            not_searched.append("tok=spm: the same model as flores101 (sacreBLEU's older name; "
-                                "its signature is flores101): searched as flores101")
+        if name == "spm":  # flores101's older name: the same model, searched once
             continue
         if name in sg.MECAB and sg.MECAB[name].extra != language:
-            script = {"ja": "Japanese", "ko": "Korean"}[sg.MECAB[name].extra]
-            not_searched.append(f"tok={name}: the references are not {script} by their "
-                                "script (MeCab's dictionary is for that language)")
+            other_script.append(name)
             continue
         why = sg.why_unavailable(name)
-        if why is not None:
+        if why is not None and name in sg.SPM and not os.path.exists(sg.model_path(name)):
+            no_model.append(name)
+        elif why is not None:
             not_searched.append(f"tok={name}: it does not run here: {why}")
-            continue
-        out.append(name)
+        else:
+            out.append(name)
+    if other_script:
+        names = [{"ja": "Japanese", "ko": "Korean"}[sg.MECAB[n].extra] for n in other_script]
+        languages = f"neither {' nor '.join(names)}" if len(names) > 1 else f"not {names[0]}"
+        not_searched.append(f"tok={', '.join(other_script)}: the references are {languages} "
+                            "by their script (MeCab's dictionary is for that language)")
+    if no_model:
+        not_searched.append(
+            f"tok={', '.join(no_model)}: no SentencePiece model where sacreBLEU keeps it "
+            f"(looked for {', '.join(sg.model_path(n) for n in no_model)}); bleu-compat "
+            "downloads nothing: put sacreBLEU's model files there to search them")
+    if "flores101" in out:
+        not_searched.append("tok=spm: the same model as flores101 (sacreBLEU's older name, "
+                            "signature flores101): searched as flores101")
     return tuple(out)
 
 
