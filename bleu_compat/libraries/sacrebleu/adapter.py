@@ -122,9 +122,11 @@ def check_spm_model(tokenize: str) -> None:
     installed sacreBLEU reads it, and be the file bleu-compat tokenizes with, since
     sacreBLEU downloads a missing model and bleu-compat fetches nothing from the network.
 
-    sacreBLEU's place is ``os.path.join(sacrebleu.utils.SACREBLEU_DIR, "models",
+    sacreBLEU's place is ``os.path.join(SACREBLEU_DIR, "models",
     basename(SPM_MODELS[tokenize]["url"]))`` (tokenizer_spm.py, 2.3.0 to 2.6.0; 2.1-2.2:
-    ``flores_sacrebleu_tokenizer_spm.model`` for ``spm``), read from the installed release.
+    ``flores_sacrebleu_tokenizer_spm.model`` for ``spm``), read from the installed release's
+    module (its ``SACREBLEU_DIR`` is the one it uses: ``$SACREBLEU`` as it was when
+    sacreBLEU was imported).
     Any other tokenizer: nothing to check.
 
     Raises:
@@ -139,14 +141,17 @@ def check_spm_model(tokenize: str) -> None:
         return
     import os
 
-    from sacrebleu import utils
+    from sacrebleu.tokenizers import tokenizer_spm
 
-    try:
-        from sacrebleu.tokenizers.tokenizer_spm import SPM_MODELS
-        theirs = os.path.join(utils.SACREBLEU_DIR, "models",
-                              os.path.basename(SPM_MODELS[tokenize]["url"]))
-    except (ImportError, KeyError):  # 2.1-2.2: one model, "spm" only
-        theirs = os.path.join(utils.SACREBLEU_DIR, "models", "flores_sacrebleu_tokenizer_spm.model")
+    models = getattr(tokenizer_spm, "SPM_MODELS", None)
+    if models is not None and tokenize not in models:
+        raise SegmenterUnavailable(f"sacreBLEU {library_version(LIBRARY)} has no -tok {tokenize}")
+    if models is not None:
+        theirs = os.path.join(tokenizer_spm.SACREBLEU_DIR, "models",
+                              os.path.basename(models[tokenize]["url"]))
+    else:  # 2.1-2.2: one model, "spm" only
+        theirs = os.path.join(tokenizer_spm.SACREBLEU_DIR, "models",
+                              "flores_sacrebleu_tokenizer_spm.model")
     if not os.path.isfile(theirs):
         raise SegmenterUnavailable(
             f"sacreBLEU {library_version(LIBRARY)} reads the -tok {tokenize} model from {theirs}, "
