@@ -35,8 +35,16 @@ LIBRARY = Library(
                              aggregation="sentence-mean"),
     ),
     factors={
-        "tokenizer": Factor("13a (the default of BLEU and of the sacrebleu command)",
-                            f"{_BLEU_PY} BLEU.TOKENIZER_DEFAULT = '13a' (2.6.0)"),
+        "tokenizer": Factor("13a (the default of BLEU and of the sacrebleu command); zh, "
+                            "ja-mecab, ko-mecab by default for a zh, ja, ko target (-l, trg_lang); "
+                            "also none, intl, char (from 1.4.14), ja-mecab (MeCab + IPADIC, from "
+                            "1.4.5), spm (SentencePiece, from 2.1.0; flores101's model and "
+                            "signature from 2.3.0), ko-mecab (MeCab-ko + mecab-ko-dic, from 2.2.0), "
+                            "flores101 and flores200 (from 2.3.0), spBLEU-1K (from 2.6.0); "
+                            "the SentencePiece models are downloaded to $SACREBLEU/models",
+                            f"{_BLEU_PY} BLEU.TOKENIZER_DEFAULT = '13a', _TOKENIZER_MAP, "
+                            "_TOKENIZERS (2.6.0); CHANGELOG.md 1.4.5, 1.4.14, 2.1.0, 2.2.0, "
+                            "2.3.0, 2.6.0"),
         "case": Factor("mixed; lowercase=True (-lc) lowercases each line before tokenizing",
                        f"{_BLEU_PY} BLEU._preprocess_segment (2.6.0)"),
         "smoothing": Factor("exp; floor 0.1 and add-k 1 when given no value",
