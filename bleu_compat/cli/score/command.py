@@ -96,6 +96,15 @@ def cmd_score(args: argparse.Namespace) -> int:
         if getattr(args, "effective_order", False):
             return fail("--effective-order is not computed with --cluster (the shards' sums "
                         "are scored without it): score the files without --cluster")
+        from bleu_compat.tokenizers.segmenters import SPM
+
+        if getattr(args, "spm_model", None) is not None or args.tokenize in SPM:
+            # each worker would read whatever model file its own machine has
+            return fail(f"--cluster: -tok {args.tokenize or 'none'}"
+                        f"{' --spm-model' if getattr(args, 'spm_model', None) else ''}: the "
+                        "SentencePiece tokenizers are not run on a cluster (the workers' model "
+                        "file could not be checked to be this one); score the files without "
+                        "--cluster")
 
         return cmd_score_cluster(args)
     try:
