@@ -55,6 +55,13 @@ RISKY = ["", " ", "  今日は 良い\t天気です。  ", "\u3000全角\u3000�
          "\u2009。-1\u200b", "\u2005、。", "\u3000\u205f、。は\u2009", "\u2028。.カ\u2008\x0b"]
 
 
+@pytest.fixture(autouse=True)
+def _no_explicit_model_left():
+    """No test leaves an explicit model file (score --spm-model) to the tests after it."""
+    yield
+    segmenters.use_model_file(None)
+
+
 def _lines(path: Path) -> list[str]:
     from bleu_compat.corpus_io import read_lines
 
@@ -365,6 +372,9 @@ def test_spm_model_option_and_the_note(spm_env: Path, tmp_path: Path, capsys) ->
     assert captured.out == f"{real:.6f}\n"
     assert f"SentencePiece model {given}" in captured.err and digest in captured.err
     assert "not checked against a published digest" in captured.err
+    assert main(["score", *argv[:-3], "--json"]) == 0  # bleu-compat's JSON carries the note
+    notes = json.loads(capsys.readouterr().out)["notes"]
+    assert len(notes) == 1 and digest in notes[0] and str(given) in notes[0]
     segmenters.use_model_file(None)
     assert main(["score", *argv[:5], "-b", "-w", "6"]) == 0  # sacreBLEU's flores200 file again
     out = capsys.readouterr().out
@@ -468,3 +478,38 @@ def test_identify_searches_the_models_that_are_there(spm_env: Path) -> None:
     assert any("tok=ja-mecab, ko-mecab: the references are neither Japanese nor Korean" in n
                for n in result.not_searched)
     assert not any("no SentencePiece model" in n for n in result.not_searched)
+
+
+def test_identify_finds_ko_mecab_on_korean(capsys) -> None:
+    """On the Korean slice, sacreBLEU's -l en-ko number (sacreBLEU run here, 2 decimals) is
+    identified as sacrebleu:tok=ko-mecab, from 2.2.0 (the release that introduced it) only."""
+    from sacrebleu.metrics import BLEU
+
+    from bleu_compat.identify import search
+
+    ref, system = KO
+    real = BLEU(trg_lang="ko").corpus_score(_lines(system), [_lines(ref)]).score
+    found = search(str(system), [str(ref)]).matching(f"{real:.2f}")
+    hit = [m for m in found.matches if (m.config.implementation, m.config.tokenize,
+                                        m.config.smoothing) == ("sacrebleu", "ko-mecab", "exp")]
+    assert hit and hit[0].bleu == real / 100 and found.matches[0] == hit[0]
+    assert "2.6.0" in hit[0].releases and not {"1.5.1", "2.0.0", "2.1.0"} & set(hit[0].releases)
+    assert any(n.startswith("tok=ja-mecab: the references are not Japanese")
+               for n in found.not_searched)
+
+
+def test_the_script_warning_names_the_install_only_where_mecab_is_missing(monkeypatch) -> None:
+    from bleu_compat.cli.score.script_check import advice
+
+    japanese = "".join(_lines(JA[0])[:30])
+    found = advice(japanese)
+    assert found is not None and found.tokenizer == "ja-mecab"
+    assert found.warning("ja-mecab") is None and found.warning("flores200") is None
+    assert "-tok ja-mecab" in found.warning("13a") and "not installed" not in found.warning("13a")
+    monkeypatch.setitem(sys.modules, "MeCab", None)
+    segmenters._tagger.cache_clear()
+    try:
+        warning = found.warning("13a")
+    finally:
+        segmenters._tagger.cache_clear()
+    assert "not installed here" in warning and "pip install 'bleu-compat[ja]'" in warning
