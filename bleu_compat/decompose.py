@@ -233,6 +233,24 @@ from bleu_compat.tokenizers.segmenters import SEGMENTERS as _SEGMENTERS  # noqa:
 _TOKENIZERS = ("split", "none", "13a", "intl", "zh", "char", *_SEGMENTERS)
 
 
+def _is_moses(tok: str) -> bool:
+    """A Moses tokenization (tokenizer.perl on the files first: :mod:`bleu_compat.tokenizers.moses`)."""
+    from bleu_compat.tokenizers import is_moses
+
+    return is_moses(tok)
+
+
+def _moses_name(spec: str, value: str) -> None:
+    """Check a ``tok=moses...`` value (ValueError with the spelling otherwise)."""
+    from bleu_compat.errors import ConfigError
+    from bleu_compat.tokenizers.moses import parse_name
+
+    try:
+        parse_name(value)
+    except ConfigError as exc:
+        raise ValueError(f"{spec}: {exc}") from None
+
+
 def with_reference(specs: Sequence[str]) -> list[str]:
     """``specs`` with the first default configuration (``sacrebleu``) put first when a
     configuration of a library outside the defaults is compared and none of the defaults'
@@ -377,8 +395,11 @@ def parse_config(spec: str, *, card_tokenize: str = "13a",
         if key == "tok":
             lib = _library(cfg.implementation)
             allowed = _TOKENIZERS + (lib.tokenizers if lib is not None else ())
-            if value not in allowed:
-                raise ValueError(f"{spec}: tok={value}: one of {', '.join(allowed)}")
+            if _is_moses(value):
+                _moses_name(spec, value)
+            elif value not in allowed:
+                raise ValueError(f"{spec}: tok={value}: one of {', '.join(allowed)}, or a "
+                                 "Moses tokenization (moses, moses-a, moses-LANG, moses-a-LANG)")
             changes["tokenize"] = value
         elif key == "lc":
             changes["lowercase"] = _bool(key, value)
@@ -410,7 +431,10 @@ def parse_config(spec: str, *, card_tokenize: str = "13a",
     lib = _library(cfg.implementation)
     configure = getattr(lib.adapter_module(), "configure", None) if lib is not None else None
     if configure is not None:  # the implementation checks its own keys and completes the config
-        cfg = configure(cfg)
+        if _is_moses(cfg.tokenize):  # its library runs on tokenizer.perl's output as tok=none
+            cfg = replace(configure(replace(cfg, tokenize="none")), tokenize=cfg.tokenize)
+        else:
+            cfg = configure(cfg)
     if lib is not None and lib.no_effective_order and cfg.effective_order:
         raise ValueError(f"{spec}: {lib.no_effective_order}")
     cfg.card_smoothing  # checks add-k's k
@@ -422,13 +446,16 @@ def parse_config(spec: str, *, card_tokenize: str = "13a",
 
 def config_tokens(line: str, tok: str, lowercase: bool) -> list[str]:
     """One line's tokens as a configuration makes them: lowercased first (``lc=yes``), then
-    ``str.split()`` (``tok=split``) or :func:`bleu_compat.tokenizers.get_tokenizer`'s."""
+    ``str.split()`` (``tok=split``) or :func:`bleu_compat.tokenizers.get_tokenizer`'s; a Moses
+    tokenization is tokenizer.perl's output, lowercased after (the files are tokenized first)."""
+    from bleu_compat.tokenizers import get_tokenizer
+
+    if _is_moses(tok):  # tokenizer.perl first, a scorer's -lc on its output
+        return get_tokenizer(tok, lowercase=bool(lowercase))(line)
     if lowercase:
         line = line.lower()
     if tok == "split":
         return line.split()
-    from bleu_compat.tokenizers import get_tokenizer
-
     return list(get_tokenizer(tok)(line))
 
 
@@ -449,6 +476,8 @@ def library_points(cfg: Configuration, hyp_lines: Sequence[str],
         OracleUnavailableError: the library is not installed.
     """
     lib = _library(cfg.implementation)
+    if lib is not None and _is_moses(cfg.tokenize):
+        return _points_on_moses_tokens(cfg, hyp_lines, ref_lines, paths)
     if lib is not None and paths is not None:
         adapter = lib.adapter_module()
         if hasattr(adapter, "score_files"):
@@ -456,6 +485,36 @@ def library_points(cfg: Configuration, hyp_lines: Sequence[str],
     if lib is not None:
         return float(lib.adapter_module().score_lines(cfg, hyp_lines, ref_lines))
     return run_library(cfg, hyp_lines, ref_lines)
+
+
+def _points_on_moses_tokens(cfg: Configuration, hyp_lines: Sequence[str],
+                            ref_lines: Sequence[Sequence[str]],
+                            paths: tuple[str, Sequence[str]] | None) -> float:
+    """A library's number with a Moses tokenization: every file through our tokenizer.perl
+    (:func:`bleu_compat.tokenizers.moses.tokenize_text`, its exact output), then the library
+    as its users run it on tokenized text (``tok=none``: sacreBLEU's ``none``, NLTK's
+    ``str.split()``, multi-bleu.perl itself), with the configuration's ``lc`` on those tokens."""
+    from bleu_compat.corpus_io import read_lines
+    from bleu_compat.tokenizers.moses import tokenize_text, tokenizer_for
+
+    tok = tokenizer_for(cfg.tokenize)
+    plain = replace(cfg, tokenize="none")
+    if paths is None:
+        def text(lines: Sequence[str]) -> str:
+            return "".join(line + "\n" for line in lines)
+        sources = [text(hyp_lines), *(text(r) for r in ref_lines)]
+    else:
+        sources = ["".join(line + "\n" for line in read_lines(p).lines)
+                   for p in (paths[0], *paths[1])]
+    with tempfile.TemporaryDirectory(prefix="bleu-compat-moses-") as d:
+        files = []
+        for k, source in enumerate(sources):
+            files.append(os.path.join(d, f"{k}.tok"))
+            with open(files[-1], "w", encoding="utf-8", newline="\n") as handle:
+                handle.write(tokenize_text(source, tok))
+        hyp = read_lines(files[0]).lines
+        refs = [read_lines(f).lines for f in files[1:]]
+        return library_points(plain, hyp, refs, (files[0], files[1:]))
 
 
 def run_library(cfg: Configuration, hyp_lines: Sequence[str],
@@ -514,7 +573,11 @@ class _Statistics:
     def _lowered(self, path: str, index: int) -> str:
         if self._tmp is None:
             self._tmp = tempfile.TemporaryDirectory(prefix="bleu-compat-lc-")
-        target = os.path.join(self._tmp.name, f"{index}.txt")
+        # one file per source (a Moses tokenization's output is lowercased too, not only the
+        # files given)
+        made = self.__dict__.setdefault("_lowered_files", {})
+        target = made.setdefault((path, index),
+                                 os.path.join(self._tmp.name, f"lc-{len(made)}-{index}.txt"))
         if not os.path.exists(target):
             from bleu_compat.corpus_io import read_lines
 
@@ -522,6 +585,26 @@ class _Statistics:
             with open(target, "w", encoding="utf-8", newline="\n") as handle:
                 handle.write("".join(line.lower() + "\n" for line in lines))
         return target
+
+    def _moses_paths(self, tok: str) -> tuple[str, list[str]]:
+        """(hypothesis, references) as files of our tokenizer.perl's output under the Moses
+        tokenization ``tok`` (its exact bytes: a line feed after each line), made once: the
+        Moses pipeline tokenizes the files, and everything after (case, whitespace, chop)
+        acts on what it printed."""
+        if self._tmp is None:
+            self._tmp = tempfile.TemporaryDirectory(prefix="bleu-compat-lc-")
+        from bleu_compat.corpus_io import read_lines
+        from bleu_compat.tokenizers.moses import tokenize_text, tokenizer_for
+
+        out = []
+        for k, path in enumerate([self.hyp_path, *self.ref_paths]):
+            target = os.path.join(self._tmp.name, f"{tok}-{k}.txt")
+            if not os.path.exists(target):
+                text = "".join(line + "\n" for line in read_lines(path).lines)
+                with open(target, "w", encoding="utf-8", newline="\n") as handle:
+                    handle.write(tokenize_text(text, tokenizer_for(tok)))
+            out.append(target)
+        return out[0], out[1:]
 
     @staticmethod
     def _library_tokenize(tok: str) -> Any:
@@ -561,7 +644,10 @@ class _Statistics:
             from bleu_compat.text_rules import is_plain, rule_tokens
 
             per_file = []
-            for k, path in enumerate(self.ref_paths):
+            ref_paths, moses = self.ref_paths, _is_moses(tok)
+            if moses:
+                ref_paths, tok = self._moses_paths(tok)[1], "none"
+            for k, path in enumerate(ref_paths):
                 if not is_plain(lowercase, whitespace, chop):
                     tokens = rule_tokens(path, tok, lowercase, whitespace, chop,
                                          self._library_tokenize(tok))
@@ -587,6 +673,10 @@ class _Statistics:
             from bleu_compat.corpus_io import read_lines
 
             def tokens(path: str, index: int) -> list[list[str]]:
+                if _is_moses(tok):
+                    path = [self._moses_paths(tok)[0], *self._moses_paths(tok)[1]][index]
+                    return [config_tokens(line, "none", lowercase)
+                            for line in read_lines(path).lines]
                 if tok not in _TOKENIZERS and tok != "none":
                     path = self._library_tokenized(path, index, tok, lowercase)
                     return [line.split() for line in read_lines(path).lines]
@@ -636,6 +726,9 @@ class _Statistics:
             from bleu_compat.text_rules import is_plain
 
             paths = [self.hyp_path, *self.ref_paths]
+            if _is_moses(tok):
+                hyp_moses, refs_moses = self._moses_paths(tok)
+                paths, tok = [hyp_moses, *refs_moses], "none"
             if not is_plain(lowercase, whitespace, chop):
                 from bleu_compat.text_rules import rule_tokens
 
@@ -661,15 +754,19 @@ class _Statistics:
         from bleu_compat.text_rules import is_plain
 
         key = (tok, lowercase, whitespace, chop)
+        hyp_path, ref_paths = self.hyp_path, self.ref_paths
+        if key not in self._cache and _is_moses(tok):  # tokenizer.perl's output, then the rest
+            hyp_path, ref_paths = self._moses_paths(tok)
+            tok = "none"
         if key not in self._cache and not is_plain(lowercase, whitespace, chop):
             from bleu_compat.stats import SufficientStats, segment_stats
             from bleu_compat.text_rules import rule_tokens
 
             try:
                 own = self._library_tokenize(tok)
-                hyps = rule_tokens(self.hyp_path, tok, lowercase, whitespace, chop, own)
+                hyps = rule_tokens(hyp_path, tok, lowercase, whitespace, chop, own)
                 refs = [rule_tokens(p, tok, lowercase, whitespace, chop, own)
-                        for p in self.ref_paths]
+                        for p in ref_paths]
             except ValueError as exc:
                 raise UnreproducedError(str(exc)) from None
             total = SufficientStats.zero(self.max_order)
@@ -682,7 +779,7 @@ class _Statistics:
         if key not in self._cache:
             from bleu_compat.stream import corpus_stats_files
 
-            hyp, refs = self.hyp_path, self.ref_paths
+            hyp, refs = hyp_path, ref_paths
             if tok not in _TOKENIZERS and tok != "none":  # a library's own tokenizer: its tokens
                 hyp = self._library_tokenized(hyp, 0, tok, lowercase)
                 refs = [self._library_tokenized(r, k + 1, tok, lowercase) for k, r in enumerate(refs)]
@@ -1130,6 +1227,11 @@ def _describe(name: str, value: Any) -> str:
                 "newline dropped", "char": "chop: last character of a file without a final "
                 "newline dropped"}[value]
     if name == "tokenization":
+        if _is_moses(value):
+            from bleu_compat.tokenizers.moses import tokenizer_for
+
+            t = tokenizer_for(value)
+            return f"{value} (tokenizer.perl -l {t.language}{' -a' if t.aggressive else ''})"
         return "str.split()" if value == "none" else value
     if name == "smoothing":
         method, eps = value
@@ -1270,13 +1372,18 @@ class CompareResult:
         token_mismatches: per sacreBLEU tokenizer run on the raw text (tokenizer and
             ``-lc``) whose tokens differ from ours for the installed release, the first
             line where they do (:class:`bleu_compat.tokenizers.check.TokenMismatch`);
-            each is UNEXPECTED.
+            each is UNEXPECTED; the Moses tokenizations, checked against the user's
+            tokenizer.perl, are among them.
+        token_notes: sentences on the tokens no library made: each Moses tokenization
+            (ours), and whether the real tokenizer.perl checked it (on how many lines) or
+            why not.
     """
 
     system: str
     runs: tuple[ConfigRun, ...]
     decompositions: tuple[Decomposition, ...]
     token_mismatches: tuple[Any, ...] = ()
+    token_notes: tuple[str, ...] = ()
 
     @property
     def unexpected(self) -> bool:
@@ -1609,6 +1716,9 @@ def compare(hypothesis: str, references: Sequence[str],
         bleu = points / 100 if on_100 else points
         runs.append(ConfigRun(c, bleu, points if on_100 else 100 * bleu))
     mismatches = _token_check(cfgs, hypothesis, hyp_lines, references, ref_lines, progress)
+    moses_mismatches, notes = _moses_check(cfgs, hypothesis, hyp_lines, references, ref_lines,
+                                           progress)
+    mismatches += moses_mismatches
     stats = _Statistics(hypothesis, references, max_order)
     try:
         ev = _Evaluator(stats, max_order)
@@ -1619,7 +1729,54 @@ def compare(hypothesis: str, references: Sequence[str],
             decs.append(decompose(cfgs[i], cfgs[j], runs[i].bleu, runs[j].bleu, ev))
     finally:
         stats.close()
-    return CompareResult(hypothesis, tuple(runs), tuple(decs), mismatches)
+    return CompareResult(hypothesis, tuple(runs), tuple(decs), mismatches, notes)
+
+
+def _moses_check(cfgs: Sequence[Configuration], hypothesis: str, hyp_lines: Sequence[str],
+                 references: Sequence[str], ref_lines: Sequence[Sequence[str]],
+                 progress: Callable[[str], Any] | None) -> tuple[tuple[Any, ...], tuple[str, ...]]:
+    """Each Moses tokenization compared: our tokenizer.perl's lines against the user's real
+    tokenizer.perl (:mod:`bleu_compat.libraries.tokenizer_perl`) on every line of the files,
+    when there is one. Returns (the first differing line per tokenization, as UNEXPECTED
+    :class:`~bleu_compat.tokenizers.check.TokenMismatch`, and one sentence per tokenization)."""
+    names = list(dict.fromkeys(c.tokenize for c in cfgs if _is_moses(c.tokenize)))
+    if not names:
+        return (), ()
+    from bleu_compat.errors import OracleUnavailableError
+    from bleu_compat.libraries import tokenizer_perl
+    from bleu_compat.tokenizers.moses import MOSES_COMMIT, tokenizer_for
+
+    script = tokenizer_perl.script_path()
+    sources = [(hypothesis, hyp_lines), *zip(references, ref_lines)]
+    n_lines = sum(len(lines) for _, lines in sources)
+    mismatches, notes = [], []
+    for name in names:
+        tok = tokenizer_for(name)
+        ours = (f"{name}: tokens by bleu-compat's Moses tokenizer (mosesdecoder "
+                f"{MOSES_COMMIT[:8]} tokenizer.perl's rules, -l {tok.language}"
+                f"{' -a' if tok.aggressive else ''}), each library then run on them as on "
+                "tokenized text")
+        if tok.warning:
+            ours += f" ({tok.warning.rstrip('.')}: as tokenizer.perl, the English prefixes)"
+        if script is None:
+            notes.append(f"{ours}; not checked against the real tokenizer.perl: "
+                         f"{tokenizer_perl.not_found_reason()}")
+            continue
+        if progress:
+            progress(f"checking tokenizer.perl's {name} tokens against ours")
+        try:
+            found = tokenizer_perl.check_tokens(sources, name, script)
+        except OracleUnavailableError as exc:
+            notes.append(f"{ours}; not checked against the real tokenizer.perl: {exc}")
+            continue
+        if found is None:
+            notes.append(f"{ours}; {script} ({tokenizer_perl.release_label(script)}) prints the "
+                         f"same on all {n_lines} lines")
+        else:
+            mismatches.append(found)
+            notes.append(f"{ours}; {script} ({tokenizer_perl.release_label(script)}) differs "
+                         "(UNEXPECTED, below)")
+    return tuple(mismatches), tuple(notes)
 
 
 def _token_check(cfgs: Sequence[Configuration], hypothesis: str, hyp_lines: Sequence[str],
@@ -1641,6 +1798,8 @@ def _token_check(cfgs: Sequence[Configuration], hypothesis: str, hyp_lines: Sequ
         if lib is None or lib.tokens is None:
             continue
         tok = c.stats_tokenize  # split runs the library's own "none" on the raw lines
+        if _is_moses(tok):  # the library split our tokenizer.perl's output: _moses_check
+            continue
         key = (lib.name, tok, c.lowercase)
         if key in seen:
             continue

@@ -245,8 +245,6 @@ def main(argv: list[str] | None = None) -> int:
 
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("scripts", type=Path, help="mosesdecoder's scripts directory")
-    parser.add_argument("--wmt17", type=Path, default=REPO / "fixtures" / "real",
-                        help="the bundled real corpora")
     args = parser.parse_args(argv)
     OUT.mkdir(parents=True, exist_ok=True)
     base = {"moses_commit": MOSES_COMMIT, **facts(args.scripts)}
@@ -264,8 +262,8 @@ def main(argv: list[str] | None = None) -> int:
                      **run(args.scripts, ["-l", lang], lines)})
     write(OUT / "golden-crafted.json.xz", {**base, "inputs": inputs, "runs": runs})
 
-    wmt = {"ref.A": args.wmt17 / "wmt17-en-de-uedin-nmt" / "ref.A.txt",
-           "sys.online-B.0": args.wmt17 / "wmt17-en-de-online-b" / "sys.online-B.0.txt"}
+    wmt = {"ref.A": REPO / "fixtures" / "real" / "wmt17-en-de-uedin-nmt" / "ref.A.txt",
+           "sys.online-B.0": REPO / "fixtures" / "post2018" / "sys.online-B.0.txt"}
     runs = []
     digests = {}
     for label, path in wmt.items():

@@ -21,6 +21,8 @@ from .releases import NEWEST, tokenizer_for
 
 __all__ = [
     "TOKENIZERS",
+    "MOSES_TOKENIZERS",
+    "is_moses",
     "get_tokenizer",
     "tokenize_lines",
     "STR_ONLY_WHITESPACE",
@@ -42,6 +44,25 @@ TOKENIZERS = ("none", "13a", "intl", "zh", "char")
 #: call a segmenter (MeCab, SentencePiece: the ``ja``, ``ko`` and ``spm`` extras; see
 #: :mod:`.segmenters`)
 ALL_TOKENIZERS = (*TOKENIZERS, *SEGMENTERS)
+#: Moses tokenizer.perl (:mod:`.moses`; not sacreBLEU's): ``moses``, ``moses-a`` (``-a``), each
+#: also with a language, ``moses-de``, ``moses-a-de`` (without one: the target of ``-l``, else en)
+MOSES_TOKENIZERS = ("moses", "moses-a")
+
+
+def is_moses(name: str) -> bool:
+    """Whether ``name`` is a Moses tokenization (``moses``, ``moses-a``, ``moses-LANG`` ...)."""
+    return isinstance(name, str) and (name == "moses" or name.startswith("moses-"))
+
+
+def moses_then_lowercase(name: str, lowercase: bool) -> Callable[[str], list[str]]:
+    """tokenizer.perl's tokens of a line, lowercased (``str.lower``) after it when asked: the
+    Moses pipeline tokenizes the files first, and a scorer's ``-lc`` acts on its output."""
+    from .moses import tokenizer_for
+
+    line_of = tokenizer_for(name).line
+    if lowercase:
+        return lambda line: line_of(line).lower().split()
+    return lambda line: line_of(line).split()
 
 
 def get_tokenizer(name: str, *, lowercase: bool = False,
@@ -63,11 +84,16 @@ def get_tokenizer(name: str, *, lowercase: bool = False,
     Returns:
         ``line -> list[str]`` (tokens; never empty strings).
 
+    A Moses name (:func:`is_moses`) is tokenizer.perl's output split on whitespace, then
+    lowercased with ``lowercase`` (:func:`moses_then_lowercase`: after, not before).
+
     Raises:
         ConfigError: unknown tokenizer name, or one the release does not have;
             :class:`~bleu_compat.tokenizers.segmenters.SegmenterUnavailable` (a
             ConfigError) when a segmenter's package or model is missing.
     """
+    if is_moses(name):
+        return moses_then_lowercase(name, lowercase)
     if name not in ALL_TOKENIZERS:
         raise ConfigError(f"tokenize={name!r} must be one of {ALL_TOKENIZERS}")
     tokenizer = tokenizer_for(name, release)

@@ -91,6 +91,14 @@ def tokenize_block(data: bytes, name: str, *, lowercase: bool = False,
         ConfigError: an unknown tokenizer, or one the release does not have.
         CorpusReadError: the line-by-line path met bytes that are not UTF-8.
     """
+    from . import is_moses
+
+    if is_moses(name):  # tokenizer.perl line by line, then -lc on its output (normalized)
+        from .moses import tokenizer_for
+
+        line_of = tokenizer_for(name).line
+        text = "".join(" ".join(line_of(line).split()) + "\n" for line in decode_block(data))
+        return (text.lower() if lowercase else text).encode("utf-8")
     kind = variant(name, release)
     if lowercase:
         try:
@@ -118,7 +126,9 @@ def block_token_lists(data: bytes, name: str, *, lowercase: bool = False,
         ConfigError, CorpusReadError: as :func:`tokenize_block`.
     """
     block = tokenize_block(data, name, lowercase=lowercase, release=release)
-    if variant(name, release) == "none":
+    from . import is_moses
+
+    if not is_moses(name) and variant(name, release) == "none":
         return [line.split() for line in decode_block(block)]
     try:
         text = block.decode("utf-8")

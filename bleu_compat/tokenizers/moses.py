@@ -83,7 +83,7 @@ from . import moses_tables as _t
 
 __all__ = [
     "MOSES_COMMIT", "TOKENIZER_PERL_SHA256", "PREFIX_DIR", "LANGUAGES", "MosesTokenizer",
-    "MosesName", "parse_name", "is_moses", "load_prefixes", "prefix_languages",
+    "MosesName", "parse_name", "tokenizer_for", "load_prefixes", "prefix_languages",
     "tokenize_text", "fallback_warning",
 ]
 
@@ -485,11 +485,6 @@ class MosesName:
 
 
 _NAME = re.compile(r"moses(-a)?(?:-([a-z]{2,3}))?")
-
-
-def is_moses(name: str) -> bool:
-    """Whether ``name`` is a moses tokenizer name (``moses``, ``moses-a``, ``moses-de`` ...)."""
-    return isinstance(name, str) and (name == "moses" or name.startswith("moses-"))
 
 
 def parse_name(name: str) -> MosesName:

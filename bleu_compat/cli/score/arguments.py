@@ -15,7 +15,7 @@ from bleu_compat.cli.score.sacrebleu_form import SACREBLEU_RELEASE
 from bleu_compat.cli.score.settings import MAX_ORDER
 from bleu_compat.cli.usage import whole_number
 from bleu_compat.corpus_io import READING_RULES
-from bleu_compat.tokenizers import ALL_TOKENIZERS
+from bleu_compat.tokenizers import ALL_TOKENIZERS, MOSES_TOKENIZERS, is_moses
 
 __all__ = ["FORMATS", "SACREBLEU_FORMATS", "MAX_WIDTH", "UNSUPPORTED", "PROG", "build", "fail",
            "config_syntax"]
@@ -27,6 +27,25 @@ def fail(message: str) -> int:
     """Print ``bleu-compat score: MESSAGE`` on standard error; return 2 (a usage or input error)."""
     print(f"{PROG}: {message}", file=sys.stderr)
     return 2
+
+
+def _tokenizer_name(name: str) -> str:
+    """-tok's value: one of sacreBLEU's tokenizers here, or a Moses tokenization (moses,
+    moses-a, moses-LANG, moses-a-LANG)."""
+    if name in ALL_TOKENIZERS:
+        return name
+    if is_moses(name):
+        from bleu_compat.errors import ConfigError
+        from bleu_compat.tokenizers.moses import parse_name
+
+        try:
+            parse_name(name)
+        except ConfigError as exc:
+            raise argparse.ArgumentTypeError(str(exc)) from None
+        return name
+    raise argparse.ArgumentTypeError(
+        f"invalid choice: {name!r} (choose from {', '.join(map(repr, ALL_TOKENIZERS))}, "
+        f"{', '.join(map(repr, MOSES_TOKENIZERS))} or moses-LANG, moses-a-LANG)")
 
 
 #: --compare's help until it is shown (the configurations come from the registry, which
@@ -204,7 +223,8 @@ def build(subparsers: Any) -> argparse.ArgumentParser:
         "- is standard input; given once (a second -i is refused, not dropped)",
     )
     p.add_argument(
-        "-tok", "--tokenize", choices=ALL_TOKENIZERS, default=None,
+        "-tok", "--tokenize", type=_tokenizer_name, default=None,
+        metavar="{" + ",".join((*ALL_TOKENIZERS, *MOSES_TOKENIZERS)) + "}",
         help=(
             "13a (default in sacreBLEU's form, or zh with -l xx-zh), intl, zh, char: "
             "exactly sacreBLEU's tokenizers of that name (bleu-compat's own; sacreBLEU is not "
@@ -214,8 +234,12 @@ def build(subparsers: Any) -> argparse.ArgumentParser:
             "SentencePiece with sacreBLEU's model file from $SACREBLEU/models (default "
             "~/.sacrebleu/models) or --spm-model, never downloaded (the spm extra). none (default in the `HYP REF` form, multi-bleu.perl's "
             "pre-tokenized text): tokens are whitespace-separated (Python str.split: Unicode "
-            "whitespace, NBSP included; U+200B and U+FEFF are not whitespace). A convenience "
-            "of the command line, outside the tools' contract: the cards take tokens."
+            "whitespace, NBSP included; U+200B and U+FEFF are not whitespace). moses, moses-a: "
+            "Moses tokenizer.perl -l LANG (-a: aggressive hyphen splitting), LANG the target "
+            "of -l (else en; moses-de, moses-a-de name it), bleu-compat's own, its output then "
+            "scored as tokenized text (-lc lowercases that output; not a sacreBLEU tokenizer: "
+            "docs/moses.md). A convenience of the command line, outside the tools' contract: "
+            "the cards take tokens."
         ),
     )
     p.add_argument("-lc", "--lowercase", action="store_true",

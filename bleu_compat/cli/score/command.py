@@ -21,7 +21,7 @@ import math
 import os
 import sys
 from dataclasses import dataclass, field
-from typing import Any, Iterator, Sequence
+from typing import Any, Callable, Iterator, Sequence
 
 from bleu_compat.bleu import BleuResult, bleu_from_stats
 from bleu_compat.cli.score.arguments import (
@@ -72,7 +72,7 @@ from bleu_compat.jsonio import dumps_js
 from bleu_compat.rounding import to_fixed_str
 from bleu_compat.stats import SufficientStats
 from bleu_compat import stream as _stream
-from bleu_compat.tokenizers import ALL_TOKENIZERS, get_tokenizer, tokenize_lines
+from bleu_compat.tokenizers import ALL_TOKENIZERS, get_tokenizer, is_moses, tokenize_lines
 
 __all__ = ["cmd_score"]
 
@@ -216,6 +216,7 @@ def _plan(args: argparse.Namespace) -> _Plan:
     warnings: list[str] = []
     # SPEC.md section 8: sacreBLEU's form tokenizes raw text with 13a; multi-bleu's splits
     tokenize = args.tokenize or ("13a" if sacre else "none")
+    target = None
     if args.langpair is not None:
         parts = args.langpair.split("-")
         if len(parts) != 2 or not all(parts):
@@ -227,6 +228,18 @@ def _plan(args: argparse.Namespace) -> _Plan:
         elif wanted is not None and tokenize != wanted:
             warnings.append(f"-l {args.langpair}: consider the {wanted!r} tokenizer for this "
                             "target language (sacreBLEU's advice)")
+    if is_moses(tokenize):  # issue 32: the language is -l's target, else tokenizer.perl's en
+        tokenize = _moses_tokenize(tokenize, target, args.langpair, warnings)
+        if sacre:  # the signature names sacreBLEU's release: say what it did not do
+            from bleu_compat.cli.score.sacrebleu_form import SACREBLEU_RELEASE
+            from bleu_compat.tokenizers.moses import MOSES_COMMIT
+
+            warnings.append(
+                f"tok:{tokenize} is not a sacreBLEU tokenizer: bleu-compat's Moses tokenizer "
+                f"(mosesdecoder {MOSES_COMMIT[:8]} tokenizer.perl's rules) tokenized the "
+                f"system and the references, and the BLEU is sacreBLEU {SACREBLEU_RELEASE}'s on "
+                "its output (what `sacrebleu -tok none` prints on tokenizer.perl's files"
+                f"{', lowercased after' if args.lowercase else ''})")
     smooth = args.smooth_method or ("exp" if sacre else "none")
     value = args.smooth_value
     if value is not None and not math.isfinite(value):
@@ -293,9 +306,10 @@ def _plan(args: argparse.Namespace) -> _Plan:
             resolve_configurations,
         )
 
-        # -l xx-zh/ja/ko chooses the tokenizer as sacreBLEU does: given, as -tok would be
-        chosen = args.tokenize or (tokenize if args.langpair is not None and sacre
-                                   and tokenize != "13a" else None)
+        # -l xx-zh/ja/ko chooses the tokenizer as sacreBLEU does: given, as -tok would be;
+        # a Moses tokenization with the language -l gave it (tokenize, resolved)
+        chosen = tokenize if args.tokenize else (
+            tokenize if args.langpair is not None and sacre and tokenize != "13a" else None)
         given = GivenOptions(tokenize=chosen, lowercase=args.lowercase,
                              smooth=args.smooth_method, smooth_value=args.smooth_value,
                              effective_order=bool(getattr(args, "effective_order", False)),
@@ -309,6 +323,8 @@ def _plan(args: argparse.Namespace) -> _Plan:
             raise _Refusal(f"--compare: {exc}") from None
         except ValueError as exc:
             raise _Refusal(f"--compare: {exc}") from None
+        plan.resolved = [_moses_language(r, target, args.langpair, warnings)
+                         for r in plan.resolved]
     card_numbers = not plan.sacrebleu_output or compare or args.segments
     if card_numbers and smooth == "add-k" and value not in (None, 1.0):
         where = (f"; to compare sacreBLEU's add-k with k = {value:g}, name it as a "
@@ -362,6 +378,51 @@ def _plan(args: argparse.Namespace) -> _Plan:
     return plan
 
 
+def _moses_tokenize(name: str, target: str | None, langpair: str | None,
+                    warnings: list[str]) -> str:
+    """A Moses tokenization with its language: ``moses-de`` for ``-tok moses -l en-de`` (the
+    language a name gives wins; none and no -l: tokenizer.perl's default, en, said in a
+    warning); a language without nonbreaking prefixes gets tokenizer.perl's warning.
+
+    Raises:
+        _Refusal: a bad name, or a target that is not a language code.
+    """
+    from bleu_compat.errors import ConfigError
+    from bleu_compat.tokenizers.moses import MosesTokenizer, parse_name
+
+    try:
+        parsed = parse_name(name)
+        if parsed.language is None and target is not None:
+            MosesTokenizer(target)  # checks the code
+    except ConfigError as exc:
+        where = f" (the target language of -l {langpair})" if langpair else ""
+        raise _Refusal(f"-tok {name}{where}: {exc}") from None
+    resolved = parsed.resolved(target)
+    if parsed.language is None and target is None:
+        warning = (f"-tok {name}: no -l SRC-TRG given: tokenizer.perl's default language, en "
+                   "(its English prefixes and apostrophe rules); give -l SRC-TRG, or -tok "
+                   f"{name}-LANG (e.g. {name}-de)")
+        if warning not in warnings:
+            warnings.append(warning)
+    tok = MosesTokenizer(resolved.rpartition("-")[2])
+    if tok.warning and tok.warning not in warnings:
+        warnings.append(f"{resolved}: tokenizer.perl's own words: {tok.warning}")
+    return resolved
+
+
+def _moses_language(resolved: Any, target: str | None, langpair: str | None,
+                    warnings: list[str]) -> Any:
+    """A --compare configuration with ``tok=moses`` or ``tok=moses-a`` (no language): the
+    language of ``-l`` (else en), as for ``-tok``."""
+    from dataclasses import replace
+
+    cfg = resolved.config
+    if not is_moses(cfg.tokenize) or cfg.tokenize not in ("moses", "moses-a"):
+        return resolved
+    name = _moses_tokenize(cfg.tokenize, target, langpair, warnings)
+    return replace(resolved, config=replace(cfg, tokenize=name))
+
+
 def _warn(args: argparse.Namespace, message: str) -> None:
     if not args.quiet:
         print(f"{PROG}: warning: {message}", file=sys.stderr)
@@ -396,7 +457,11 @@ def _read_and_count(args: argparse.Namespace, plan: _Plan, paths: list[str],
             opened.append(closing)
         if sum(size_of(p) for p in paths) >= TUNE_MALLOC_BYTES:
             keep_freed_memory()
-        tokenizer = get_tokenizer(plan.tokenize)
+        # a Moses tokenization rewrites each block first (tokenizer.perl's output); -lc and
+        # the counting then act on it, as on tokenized text (tok none)
+        moses = _moses_block(plan.tokenize) if is_moses(plan.tokenize) else None
+        count_tokenize = "none" if moses is not None else plan.tokenize
+        tokenizer = get_tokenizer(count_tokenize)
         n = args.max_order
         sums = [([0] * n, [0] * n, [0, 0]) for _ in plan.system_paths]
         checkers = [LineChecker(name) for name in names]
@@ -411,6 +476,8 @@ def _read_and_count(args: argparse.Namespace, plan: _Plan, paths: list[str],
                 for kept, chunk in zip(sample or (), chunks):
                     if len(kept) < _SAMPLE_BYTES:
                         kept += chunk[:_SAMPLE_BYTES - len(kept)]
+                if moses is not None:
+                    chunks = [moses(c) for c in chunks]
                 if args.lowercase:
                     chunks = [lowercase_block(c) for c in chunks]
                 refs = chunks[:n_refs]
@@ -418,7 +485,7 @@ def _read_and_count(args: argparse.Namespace, plan: _Plan, paths: list[str],
                 for k, system in enumerate(plan.system_paths):
                     hyp = chunks[n_refs + k]
                     m, t, h, r, rows, tokens = _stream.count_block(
-                        [hyp, *refs], n_lines, tokenizer, tokenize=plan.tokenize, max_order=n,
+                        [hyp, *refs], n_lines, tokenizer, tokenize=count_tokenize, max_order=n,
                         per_segment=segments is not None)
                     n_tokens = n_tokens or tokens
                     matches, totals, lengths = sums[k]
@@ -442,6 +509,19 @@ def _read_and_count(args: argparse.Namespace, plan: _Plan, paths: list[str],
                 warnings.append(warning)
     stats = [SufficientStats(tuple(m), tuple(t), lengths[0], lengths[1]) for m, t, lengths in sums]
     return stats, first, warnings
+
+
+def _moses_block(name: str) -> Callable[[bytes], bytes]:
+    """``block -> tokenizer.perl's output for its lines`` (UTF-8, a line feed after each)."""
+    from bleu_compat.corpus_io import decode_block
+    from bleu_compat.tokenizers.moses import tokenizer_for
+
+    line_of = tokenizer_for(name).line
+
+    def block(data: bytes) -> bytes:
+        return "".join(line_of(line) + "\n" for line in decode_block(data)).encode("utf-8")
+
+    return block
 
 
 @contextlib.contextmanager
@@ -662,7 +742,14 @@ def _compare(args: argparse.Namespace, plan: _Plan, paths: list[str], comparison
 
     def lines(path: str) -> list[str]:
         text = read_lines(path).lines
+        if is_moses(plan.tokenize):  # lowercased after tokenizer.perl (tokenize_lines)
+            return text
         return [line.lower() for line in text] if args.lowercase else text
+
+    def tokenize_lines(texts: list[str], name: str) -> list[list[str]]:
+        from bleu_compat.tokenizers import tokenize_lines as tokenized
+
+        return tokenized(texts, name, lowercase=bool(args.lowercase and is_moses(name)))
 
     parity = parity_libraries(plan.configs or ())
     try:

@@ -148,6 +148,13 @@ def own_words(cfg: Any, n_refs: int) -> str:
 
     lib = _library(cfg.implementation)
     call = getattr(lib.adapter_module(), "call_text", None) if lib is not None else None
+    from bleu_compat.tokenizers import is_moses
+
+    if call is not None and is_moses(cfg.tokenize):  # the library ran on tokenized text
+        from dataclasses import replace
+
+        return (f"{call(replace(cfg, tokenize='none'), n_refs)}, on the files as "
+                f"{cfg.tokenize} tokenized them (tokenizer.perl's output)")
     return call(cfg, n_refs) if call is not None else ""
 
 
@@ -198,6 +205,7 @@ def configuration_rows(res: Any, versions: dict[str, str], resolved: Sequence[An
                       f"{key}= itself" for flag, key in r.kept]
     if all(row[4] == "-" for row in rows[1:]):  # every option given was applied everywhere
         rows = [row[:4] for row in rows]
+    words += list(getattr(res, "token_notes", ()))  # issue 32: the Moses tokens (ours)
     # issue 20: the library's tokens
     mismatches = [f"UNEXPECTED {m.message()}" for m in getattr(res, "token_mismatches", ())]
     return rows, words, mismatches

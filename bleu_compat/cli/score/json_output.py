@@ -89,7 +89,8 @@ def compare_json(c: Any, res: Any = None) -> dict[str, Any]:
     if res is not None:
         extra = {"configurations": _configurations_json(res),
                  "decomposition": _decomposition_json(res),
-                 "token_mismatches": [m.to_json() for m in getattr(res, "token_mismatches", ())]}
+                 "token_mismatches": [m.to_json() for m in getattr(res, "token_mismatches", ())],
+                 "token_notes": list(getattr(res, "token_notes", ()))}
     return {
         **extra,
         "card": c.card,
