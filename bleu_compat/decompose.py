@@ -514,7 +514,16 @@ def _points_on_moses_tokens(cfg: Configuration, hyp_lines: Sequence[str],
                 handle.write(tokenize_text(source, tok))
         hyp = read_lines(files[0]).lines
         refs = [read_lines(f).lines for f in files[1:]]
-        return library_points(plain, hyp, refs, (files[0], files[1:]))
+        # a library's advice that its input looks tokenized (sacreBLEU logs "lines that end
+        # in a tokenized period") is its --force here: the text is tokenized on purpose
+        import logging
+
+        previous = logging.root.manager.disable
+        logging.disable(logging.WARNING)
+        try:
+            return library_points(plain, hyp, refs, (files[0], files[1:]))
+        finally:
+            logging.disable(previous)
 
 
 def run_library(cfg: Configuration, hyp_lines: Sequence[str],

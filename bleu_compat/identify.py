@@ -30,6 +30,11 @@ file goes), the releases of sacreBLEU whose tokenizer differs from ours for that
 (``intl`` before 2.0.0; no ``char`` before 1.4.14; each segmenter before the release that
 introduced it, :data:`bleu_compat.tokenizers.releases.SINCE`).
 
+Moses' ``tokenizer.perl`` (``moses-LANG``, ``moses-a-LANG``: :mod:`bleu_compat.tokenizers.moses`)
+is searched when the target language is known (``language``: ``identify -l SRC-TRG``), for
+every implementation that takes tokenized text (``tok=none``: the library is run on
+tokenizer.perl's output, lowercased after it); without it, ``not_searched`` says so.
+
 Scales: a score ≤ 1 is read on the 0–1 scale, above 1 on the 0–100 scale (BLEU
 points), unless ``scale`` says otherwise; the result names the scale it assumed.
 """
@@ -224,8 +229,10 @@ def _release_groups(lib: Any) -> list[tuple[tuple[str, ...], frozenset[str], fro
 
 def _candidates(lib: Any, builtin: Any, tokenizers: Sequence[str]) -> list[Any]:
     """The configurations searched for one built-in configuration: every value of each option
-    its call takes (``options``), the others as the built-in has them."""
+    its call takes (``options``), the others as the built-in has them. A script that reads
+    tokenized text (multi-bleu.perl) is also searched on each Moses tokenization given."""
     from bleu_compat.decompose import Configuration
+    from bleu_compat.tokenizers import is_moses
 
     if "path" in lib.config_keys:  # a script: its release's text rules decide all but -lc
         options: tuple[str, ...] | None = ("lc",)
@@ -233,6 +240,8 @@ def _candidates(lib: Any, builtin: Any, tokenizers: Sequence[str]) -> list[Any]:
         options = builtin.options
     takes = (lambda key: True) if options is None else (lambda key: key in options)
     toks = list(tokenizers) if takes("tok") else [builtin.tokenize]
+    if not takes("tok") and "path" in lib.config_keys and builtin.tokenize in ("none", "split"):
+        toks += [t for t in tokenizers if is_moses(t)]
     cases = [False, True] if takes("lc") else [builtin.lowercase]
     smoothings: list[tuple[str, Any]] = []
     if takes("smooth"):
@@ -290,6 +299,8 @@ def _script_rules(lib: Any, cfg: Any) -> list[tuple[tuple[str, ...], Any]]:
     ``(releases, cfg with those rules)`` (its adapter's ``_rules(release, cfg)``)."""
     import importlib
 
+    from bleu_compat.tokenizers import is_moses
+
     adapter = lib.adapter_module()
     entries = importlib.import_module(lib.entries)
     groups: dict[tuple[Any, ...], list[str]] = {}
@@ -298,6 +309,8 @@ def _script_rules(lib: Any, cfg: Any) -> list[tuple[tuple[str, ...], Any]]:
             rules = adapter._rules(rel, cfg)
         except ValueError:  # the release cannot run this (no -lc, does not compile)
             continue
+        if is_moses(cfg.tokenize):  # the script reads tokenizer.perl's output
+            rules = (cfg.tokenize, *tuple(rules)[1:])
         groups.setdefault(tuple(rules), []).append(rel.label)
     out = []
     for (tok, lc, ws, chop), rels in groups.items():
@@ -343,7 +356,8 @@ class Search:
 
 
 def identify(score: str, hypothesis: str, references: Sequence[str], *, scale: str | None = None,
-             progress: Callable[[str], Any] | None = None) -> IdentifyResult:
+             progress: Callable[[str], Any] | None = None,
+             language: str | None = None) -> IdentifyResult:
     """Every configuration whose BLEU on the files rounds to ``score``.
 
     Args:
@@ -351,6 +365,7 @@ def identify(score: str, hypothesis: str, references: Sequence[str], *, scale: s
         hypothesis: the system output file; references: one file per reference.
         scale: ``"0-100"``, ``"0-1"`` or None (≤ 1 is read on the 0–1 scale).
         progress: called with a short description before each tokenization is counted.
+        language: the target language, for the Moses tokenizations (None: not searched).
 
     Returns:
         An :class:`IdentifyResult`; ``matches`` empty is the answer "none".
@@ -360,16 +375,41 @@ def identify(score: str, hypothesis: str, references: Sequence[str], *, scale: s
         CorpusReadError: a file cannot be read.
     """
     parse_score(score, scale)
-    return search(hypothesis, references, progress=progress).matching(score, scale)
+    return search(hypothesis, references, progress=progress, language=language).matching(
+        score, scale)
+
+
+def moses_tokenizers(language: str | None) -> tuple[tuple[str, ...], str | None]:
+    """(the Moses tokenizations searched for the target ``language``, or why none is).
+
+    Raises:
+        ValueError: ``language`` is not a language code tokenizer.perl's names take.
+    """
+    if language is None:
+        return (), ("tok=moses-LANG, moses-a-LANG (Moses tokenizer.perl -l LANG [-a], the "
+                    "pre-2018 pipeline before multi-bleu.perl): the target language is not "
+                    "known (give -l SRC-TRG)")
+    from bleu_compat.errors import ConfigError
+    from bleu_compat.tokenizers.moses import MosesTokenizer
+
+    try:
+        MosesTokenizer(language)
+    except ConfigError as exc:
+        raise ValueError(str(exc)) from None
+    return (f"moses-{language}", f"moses-a-{language}"), None
 
 
 def search(hypothesis: str, references: Sequence[str], *,
-           progress: Callable[[str], Any] | None = None) -> Search:
+           progress: Callable[[str], Any] | None = None, language: str | None = None) -> Search:
     """Every searched configuration's number on the files (see the module's docstring).
+
+    Args:
+        language: the target language (``-l``'s), for the Moses tokenizations; None: they are
+            not searched (``not_searched`` says so).
 
     Raises:
         CorpusReadError: a file cannot be read.
-        ValueError: the files have different numbers of lines.
+        ValueError: the files have different numbers of lines; a language that is not a code.
     """
     from bleu_compat import decompose as dc
     from bleu_compat.corpus_io import read_lines
@@ -381,6 +421,9 @@ def search(hypothesis: str, references: Sequence[str], *,
                              f"{path} has {count}: the files must be line-aligned")
     not_searched: list[str] = []
     segmenters = _segmenters_searched(references, not_searched)
+    moses, why_not = moses_tokenizers(language)
+    if why_not:
+        not_searched.append(why_not)
     libs = dc._libraries()
     stats = dc._Statistics(hypothesis, references, max(MAX_ORDERS))
     views = {n: _Orders(stats, n) for n in MAX_ORDERS}
@@ -389,7 +432,7 @@ def search(hypothesis: str, references: Sequence[str], *,
     counted: set[tuple[Any, ...]] = set()
 
     def tokenizer_ok(tok: str, lib: Any) -> bool:
-        if tok in dc._TOKENIZERS or tok == "none":
+        if tok in dc._TOKENIZERS or tok == "none" or tok in moses:
             return True
         if tok not in usable:
             owner = next((x for x in libs if tok in x.tokenizers), None)
@@ -418,7 +461,7 @@ def search(hypothesis: str, references: Sequence[str], *,
                 if b.aggregation != "sentence-mean":
                     continue
                 found, count = _sentence_means(dc, views[4], lib, b, groups,
-                                               _tokenizers_of(lib, segmenters), tokenizer_ok)
+                                               _tokenizers_of(lib, (*segmenters, *moses)), tokenizer_ok)
                 matches += found
                 searched += count
                 not_searched.append(
@@ -429,7 +472,7 @@ def search(hypothesis: str, references: Sequence[str], *,
                     f"{b.name}: {lib.display_name}'s model gives no score per segment to average")
             grid: dict[str, Any] = {}
             for builtin in builtins:
-                for cfg in _candidates(lib, builtin, _tokenizers_of(lib, segmenters)):
+                for cfg in _candidates(lib, builtin, _tokenizers_of(lib, (*segmenters, *moses))):
                     grid.setdefault(cfg.signature(), cfg)
             for cfg in grid.values():
                 if not tokenizer_ok(cfg.tokenize, lib) or _refuses(lib, cfg, segmenters):

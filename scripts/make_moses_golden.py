@@ -271,9 +271,29 @@ def main(argv: list[str] | None = None) -> int:
         digests[label] = hashlib.sha256(path.read_bytes()).hexdigest()
         for n, a in (("de", ["-l", "de"]), ("de-a", ["-l", "de", "-a"])):
             runs.append({"name": f"{label}-{n}", "input": label, **run(args.scripts, a, lines)})
-    write(OUT / "golden-wmt17.json.xz", {**base, "inputs_sha256": digests,
-                                         "inputs": {k: str(v.relative_to(REPO)) for k, v in wmt.items()},
-                                         "runs": runs})
+    # Post (2018)'s basic and split rows: multi-bleu.perl (the same Moses checkout) on them
+    multi_bleu = args.scripts / "generic" / "multi-bleu.perl"
+    printed = {}
+    for n in ("de", "de-a"):
+        by_name = {r["name"]: r for r in runs}
+        with tempfile.TemporaryDirectory() as d:
+            ref, hyp = Path(d) / "ref", Path(d) / "hyp"
+            ref.write_text("".join(x + "\n" for x in by_name[f"ref.A-{n}"]["output"]), encoding="utf-8")
+            hyp.write_text("".join(x + "\n" for x in by_name[f"sys.online-B.0-{n}"]["output"]),
+                           encoding="utf-8")
+            for lc in ([], ["-lc"]):
+                with open(hyp, "rb") as fin:
+                    out = subprocess.run(["perl", str(multi_bleu), *lc, str(ref)], stdin=fin,
+                                         capture_output=True, check=True).stdout.decode("utf-8")
+                printed[f"{n}{' -lc' if lc else ''}"] = out.strip()
+    write(OUT / "golden-wmt17.json.xz", {
+        **base, "inputs_sha256": digests,
+        "inputs": {k: str(v.relative_to(REPO)) for k, v in wmt.items()}, "runs": runs,
+        "multi_bleu_perl": {"sha256": hashlib.sha256(multi_bleu.read_bytes()).hexdigest(),
+                            "command": "perl generic/multi-bleu.perl [-lc] REF.tok < SYS.tok "
+                                       "(the tokenizer.perl outputs above, named by tokenizer "
+                                       "arguments)",
+                            "printed": printed}})
     return 0
 
 

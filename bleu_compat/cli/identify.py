@@ -38,6 +38,10 @@ def register(subparsers: Any) -> None:
     p.add_argument("refs", metavar="REF", nargs="+", help="reference file(s), one segment per line")
     p.add_argument("-i", "--input", metavar="SYS", nargs="+", required=True, action="extend",
                    help="system output file(s), line-aligned with the references")
+    p.add_argument("-l", "--language-pair", metavar="SRC-TRG", default=None, dest="langpair",
+                   help="the language pair (as score's -l): its target language is Moses "
+                   "tokenizer.perl's -l, so the Moses tokenizations (moses-TRG, moses-a-TRG) "
+                   "are searched too; without it they are listed under 'not searched'")
     p.add_argument("--scale", choices=("0-1", "0-100"), default=None,
                    help="the scale SCORE is on (default: decided by its value)")
     p.add_argument("--format", choices=("text", "json"), default="text", help="output format")
@@ -59,6 +63,18 @@ def cmd_identify(args: argparse.Namespace) -> int:
         parse_score(args.score, args.scale)
     except ValueError as exc:
         return _error(str(exc))
+    language = None
+    if args.langpair is not None:
+        from bleu_compat.identify import moses_tokenizers
+
+        parts = args.langpair.split("-")
+        if len(parts) != 2 or not all(parts):
+            return _error(f"-l/--language-pair {args.langpair!r}: give SRC-TRG, e.g. en-de")
+        language = parts[1]
+        try:
+            moses_tokenizers(language)
+        except ValueError as exc:
+            return _error(f"-l {args.langpair}: {exc}")
     import signal
 
     def terminate(signum: int, frame: Any) -> None:
@@ -71,7 +87,8 @@ def cmd_identify(args: argparse.Namespace) -> int:
     results = []
     for system in args.input:
         try:
-            results.append(search(system, args.refs).matching(args.score, args.scale))
+            results.append(search(system, args.refs, language=language).matching(
+                args.score, args.scale))
         except ValueError as exc:
             return _error(str(exc))
         except CorpusReadError as exc:
