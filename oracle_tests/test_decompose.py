@@ -264,7 +264,7 @@ class TestConfigurations:
 
     @pytest.mark.parametrize("spec, message", [
         ("perl", "unknown configuration 'perl'"),
-        ("nltk:tok=moses", "tok=moses"),
+        ("nltk:tok=mosesx", "tok=mosesx"),
         ("nltk:eff=yes", "no effective order"),
         ("sacrebleu:smooth=method1", "sacrebleu has none, floor, add-k, exp"),
         ("nltk:colour=red", "unknown key 'colour'"),

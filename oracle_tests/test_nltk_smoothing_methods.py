@@ -194,7 +194,7 @@ def test_word_tokenize_needs_punkt(tmp_path: Path, capsys) -> None:
                                     "method6 or method7"),
     ("nltk:smooth=method4,value=0", "must be above 0"),
     ("sacrebleu:smooth=add-k,value=-1", "0 or more"),
-    ("nltk:tok=moses", "treebank, word_tokenize"),
+    ("nltk:tok=mosesx", "treebank, word_tokenize"),
 ])
 def test_refusals_name_what_the_implementation_has(spec: str, says: str) -> None:
     from bleu_compat.decompose import parse_config

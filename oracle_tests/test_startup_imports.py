@@ -97,7 +97,7 @@ def test_score_dash_i_default_13a_imports_no_sacrebleu(corpus: Path) -> None:
     assert (status, heavy) == (0, set())
 
 
-@pytest.mark.parametrize("tok", ["none", "13a", "intl", "zh", "char"])
+@pytest.mark.parametrize("tok", ["none", "13a", "intl", "zh", "char", "moses"])
 @pytest.mark.parametrize("extra", [[], ["-lc"], ["--segments", "s.jsonl"], ["-lc", "-b"]])
 def test_score_never_imports_sacrebleu(corpus: Path, tok: str, extra: list[str]) -> None:
     """Every tokenizer, with -lc and --segments: scoring imports nothing heavy (issue 20, item 4)."""

@@ -27,8 +27,12 @@ LIBRARY = Library(
     configurations=(BuiltinConfiguration("multi-bleu.perl", "none"),),
     factors={
         "tokenizer": Factor("none: each line split on ASCII whitespace (Perl's split on "
-                            "undecoded bytes; U+00A0 and other Unicode spaces stay in tokens)",
-                            f"{_SRC}: split (2018-09-16)"),
+                            "undecoded bytes; U+00A0 and other Unicode spaces stay in tokens); "
+                            "its usual pipeline (Post 2018's basic) first runs Moses "
+                            "tokenizer.perl -l LANG on both files, -a for split: "
+                            "tok=moses-LANG, moses-a-LANG",
+                            f"{_SRC}: split (2018-09-16); mosesdecoder "
+                            "scripts/tokenizer/tokenizer.perl (75d4c672, 2021-03-13)"),
         "case": Factor("as given; -lc lowercases A-Z only (lc on bytes)",
                        f"{_SRC}: lc if $lowercase (2011-12-16 on)"),
         "smoothing": Factor("none: my_log(0) = -9999999999, so a zero precision gives 0",
