@@ -318,3 +318,80 @@ def test_real_script_on_every_shared_real_file(shared_dir):
         for name in (f"moses-{lang}", f"moses-a-{lang}"):
             found = check_tokens([(str(path), lines)], name, script)
             assert found is None, found.message()
+
+
+# ------------------------------------------------------------------ the command line
+
+
+def _cli(*args: str, env: dict | None = None, cwd: Path | None = None) -> subprocess.CompletedProcess:
+    full = {k: v for k, v in os.environ.items() if k != "BLEU_COMPAT_MOSES_SCRIPTS"}
+    full.update(env or {})
+    return subprocess.run([sys.executable, "-m", "bleu_compat", *args], capture_output=True,
+                          text=True, env=full, cwd=cwd)
+
+
+@pytest.fixture()
+def small(tmp_path):
+    """Three lines in German, a hypothesis and a reference."""
+    ref = tmp_path / "ref.txt"
+    hyp = tmp_path / "hyp.txt"
+    ref.write_text("Der Hund, der bellt.\nDr. Müller kam um 5 Uhr.\nEr sagte: \"Nein.\"\n",
+                   encoding="utf-8")
+    hyp.write_text("Der Hund bellt.\nDr. Müller kam um 5 Uhr an.\nEr sagte \"nein\".\n",
+                   encoding="utf-8")
+    return ref, hyp
+
+
+def test_segments_hold_the_moses_tokens_lowercased_after(small, tmp_path):
+    """--segments: the tokens counted are tokenizer.perl's output (escaped), then -lc."""
+    ref, hyp = small
+    out = tmp_path / "seg.jsonl"
+    run = _cli("score", str(ref), "-i", str(hyp), "-l", "en-de", "-tok", "moses", "-lc",
+               "--segments", str(out), "-q")
+    assert run.returncode == 0, run.stderr
+    rows = [json.loads(x) for x in out.read_text(encoding="utf-8").splitlines()]
+    de = MosesTokenizer("de")
+    assert rows[2]["hyp_tokens"] == de.line("Er sagte \"nein\".").lower().split()
+    assert rows[2]["ref_tokens"] == [de.line("Er sagte: \"Nein.\"").lower().split()]
+    assert "&quot;" in rows[2]["hyp_tokens"]
+
+
+@pytest.mark.parametrize("args, says", [
+    (["-tok", "moses-Q"], "moses-LANG"),
+    (["-tok", "moses", "-l", "en-DE"], "language 'DE'"),
+    (["-tok", "moses", "-l", "en-de_AT"], "language 'de_AT'"),
+    (["--compare", "nltk:tok=moses-german"], "moses-LANG"),
+])
+def test_bad_moses_requests_are_one_line_exit_2(small, args, says):
+    ref, hyp = small
+    run = _cli("score", str(ref), "-i", str(hyp), *args)
+    assert run.returncode == 2 and says in run.stderr, run.stderr
+    assert run.stderr.count("\n") == 1 and "Traceback" not in run.stderr
+
+
+def test_language_without_prefixes_warns_as_tokenizer_perl(small):
+    """-l en-xx: tokenizer.perl's own warning, the English prefixes, a number (exit 0)."""
+    ref, hyp = small
+    run = _cli("score", str(ref), "-i", str(hyp), "-l", "en-xx", "-tok", "moses", "-b")
+    assert run.returncode == 0
+    assert ("WARNING: No known abbreviations for language 'xx', attempting fall-back to English "
+            "version...") in run.stderr
+    plain = _cli("score", str(ref), "-i", str(hyp), "-tok", "moses", "-b")
+    assert "no -l SRC-TRG given" in plain.stderr  # en, tokenizer.perl's default, said
+
+
+@pytest.mark.skipif(shutil.which("perl") is None, reason="no perl on PATH")
+def test_a_tokenizer_perl_that_differs_is_unexpected(small, tmp_path):
+    """The run-time check: a tokenizer.perl that tokenizes otherwise (here: it lowercases)
+    makes --compare UNEXPECTED (exit 1), naming the file's first differing line."""
+    ref, hyp = small
+    fake = tmp_path / "scripts"
+    fake.mkdir()
+    (fake / "tokenizer.perl").write_text(
+        "binmode(STDIN, ':utf8'); binmode(STDOUT, ':utf8');\n"
+        "while (<STDIN>) { print lc($_); }\n", encoding="utf-8")
+    run = _cli("score", str(ref), "-i", str(hyp), "-l", "en-de", "--compare",
+               "sacrebleu:tok=moses", env={"BLEU_COMPAT_MOSES_SCRIPTS": str(fake)})
+    assert run.returncode == 1, run.stderr
+    assert "UNEXPECTED tokenizer.perl unknown-" in run.stdout
+    assert "on line 1 of" in run.stdout and "differs (UNEXPECTED, below)" in run.stdout

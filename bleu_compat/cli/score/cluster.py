@@ -55,6 +55,13 @@ def cmd_score_cluster(args: argparse.Namespace) -> int:
         return fail(f"{flag} {decimals}: must be between 0 and 15")
     # the HYP REF form: pre-tokenized text split on whitespace unless -tok says otherwise (SPEC.md §8)
     tokenize = args.tokenize or "none"
+    from bleu_compat.tokenizers import is_moses
+
+    if is_moses(tokenize):  # the language: -l's target, else tokenizer.perl's en (issue 32)
+        from bleu_compat.tokenizers.moses import parse_name
+
+        target = (args.langpair or "").partition("-")[2] or None
+        tokenize = parse_name(tokenize).resolved(target)
     try:
         spec = parse_cluster(args.cluster)
         get_tokenizer(tokenize)

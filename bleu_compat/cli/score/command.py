@@ -460,7 +460,7 @@ def _read_and_count(args: argparse.Namespace, plan: _Plan, paths: list[str],
         # a Moses tokenization rewrites each block first (tokenizer.perl's output); -lc and
         # the counting then act on it, as on tokenized text (tok none)
         moses = _moses_block(plan.tokenize) if is_moses(plan.tokenize) else None
-        count_tokenize = "none" if moses is not None else plan.tokenize
+        count_tokenize = _counted_as(plan.tokenize)
         tokenizer = get_tokenizer(count_tokenize)
         n = args.max_order
         sums = [([0] * n, [0] * n, [0, 0]) for _ in plan.system_paths]
@@ -509,6 +509,12 @@ def _read_and_count(args: argparse.Namespace, plan: _Plan, paths: list[str],
                 warnings.append(warning)
     stats = [SufficientStats(tuple(m), tuple(t), lengths[0], lengths[1]) for m, t, lengths in sums]
     return stats, first, warnings
+
+
+def _counted_as(tokenize: str) -> str:
+    """The tokenizer the blocks are counted (and --segments' tokens split) with: a Moses
+    tokenization has rewritten each block already (:func:`_moses_block`), so ``none``."""
+    return "none" if is_moses(tokenize) else tokenize
 
 
 def _moses_block(name: str) -> Callable[[bytes], bytes]:
@@ -593,7 +599,7 @@ def _run(args: argparse.Namespace, plan: _Plan, spool: Spool) -> int:
     # with --compare the segments are written after the comparison (they carry its causes)
     with _segments_file(None if compare else args.segments) as handle:
         writer = None if handle is None else SegmentWriter(
-            handle, args.max_order, plan.tokenize, plan.smooth, plan.smooth_value)
+            handle, args.max_order, _counted_as(plan.tokenize), plan.smooth, plan.smooth_value)
         sample = [bytearray() for _ in plan.ref_paths]
         try:
             stats, n_segments, warnings = _read_and_count(args, plan, given, writer, copies,
@@ -780,7 +786,7 @@ def _compare(args: argparse.Namespace, plan: _Plan, paths: list[str], comparison
         return 1
     if args.segments:
         with _segments_file(args.segments) as handle:
-            writer = SegmentWriter(handle, args.max_order, plan.tokenize, plan.smooth,
+            writer = SegmentWriter(handle, args.max_order, _counted_as(plan.tokenize), plan.smooth,
                                    plan.smooth_value)
             for k, (name, dec) in enumerate(zip(plan.system_paths, decompositions)):
                 # one system at a time, each with its own causes
