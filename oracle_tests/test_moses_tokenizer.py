@@ -395,3 +395,20 @@ def test_a_tokenizer_perl_that_differs_is_unexpected(small, tmp_path):
     assert run.returncode == 1, run.stderr
     assert "UNEXPECTED tokenizer.perl unknown-" in run.stdout
     assert "on line 1 of" in run.stdout and "differs (UNEXPECTED, below)" in run.stdout
+
+
+def test_independent_check_of_a_moses_decomposition(small):
+    """The judge of decompositions (harness.decomposition_check) runs each configuration
+    itself (the libraries on tokenizer.perl's output, the card on its tokens, -lc after)
+    and recomputes every step: no failed check, lowercased configurations included."""
+    from bleu_compat.decompose import compare, parse_config
+    from bleu_compat.harness.decomposition_check import check_compare
+
+    ref, hyp = small
+    configs = [parse_config(s) for s in ("sacrebleu", "sacrebleu:tok=moses-de,lc=yes",
+                                         "card:tok=moses-a-de,lc=yes,smooth=method1",
+                                         "nltk:tok=moses-de")]
+    result = compare(str(hyp), [str(ref)], configs)
+    assert not result.unexpected
+    checked, failures = check_compare(result, str(hyp), [str(ref)], configs)
+    assert checked == 6 and failures == [], failures

@@ -284,9 +284,28 @@ def real_bleu(cfg: Any, hypothesis: str, references: Sequence[str]) -> float:
     """
     from bleu_compat.corpus_io import read_lines
 
+    from bleu_compat.tokenizers import is_moses
+
     hyp_lines = read_lines(hypothesis).lines
     ref_lines = [read_lines(r).lines for r in references]
     lib = _library(cfg.implementation)
+    if lib is not None and is_moses(cfg.tokenize):
+        # the Moses pipeline: tokenizer.perl's output (ours: the tokenizers are the judge's),
+        # then the library on it as on tokenized text
+        import dataclasses
+        import tempfile
+        from pathlib import Path
+
+        from bleu_compat.tokenizers.moses import tokenize_text, tokenizer_for
+
+        tok = tokenizer_for(cfg.tokenize)
+        with tempfile.TemporaryDirectory(prefix="bleu-compat-check-") as d:
+            files = []
+            for k, lines in enumerate([hyp_lines, *ref_lines]):
+                files.append(str(Path(d) / f"{k}.tok"))
+                Path(files[-1]).write_text(tokenize_text("".join(x + "\n" for x in lines), tok),
+                                           encoding="utf-8")
+            return real_bleu(dataclasses.replace(cfg, tokenize="none"), files[0], files[1:])
     if lib is not None:
         adapter = lib.adapter_module()
         if hasattr(adapter, "score_files"):
@@ -300,13 +319,15 @@ def real_bleu(cfg: Any, hypothesis: str, references: Sequence[str]) -> float:
 def _card_bleu(cfg: Any, hyp_lines: Sequence[str], ref_lines: Sequence[Sequence[str]]) -> float:
     from bleu_compat.harness.truth import corpus_truth_stats, truth
 
+    from bleu_compat.tokenizers import get_tokenizer, is_moses
+
     def tokens(line: str) -> list[str]:
+        if is_moses(cfg.tokenize):  # tokenizer.perl first, then -lc on its output
+            return list(get_tokenizer(cfg.tokenize, lowercase=bool(cfg.lowercase))(line))
         if cfg.lowercase:
             line = line.lower()
         if cfg.tokenize == "split":
             return line.split()
-        from bleu_compat.tokenizers import get_tokenizer
-
         return list(get_tokenizer(cfg.tokenize)(line))
 
     hyps = [tokens(h) for h in hyp_lines]
