@@ -391,11 +391,12 @@ def _import_file(path: Path) -> Any:
 
 
 def _entry_point(name: str) -> Any:
-    from importlib.metadata import entry_points
+    from bleu_compat.libraries.plugin import installed_entry_points
 
-    found = [ep for ep in entry_points(group=ENTRY_POINT_GROUP) if ep.name == name]
+    points = installed_entry_points(ENTRY_POINT_GROUP)
+    found = [ep for ep in points if ep.name == name]
     if not found:
-        known = sorted(ep.name for ep in entry_points(group=ENTRY_POINT_GROUP))
+        known = sorted(ep.name for ep in points)
         raise ImplementationError(
             f"{name!r} is not MODULE:CALLABLE, FILE.py:CALLABLE nor an entry point of group "
             f"{ENTRY_POINT_GROUP} (installed: {', '.join(known) or 'none'})")

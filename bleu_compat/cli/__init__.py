@@ -104,6 +104,16 @@ def build_parser(argv: Sequence[str] | None = None, *, full: bool = False) -> ar
     return parser
 
 
+def _report_plugin_failures() -> None:
+    """Name, on standard error, each entry-point plug-in the registry found but could not load
+    (it is left out of the run; saying so is what keeps that from passing unnoticed)."""
+    registry = sys.modules.get("bleu_compat.libraries.registry")
+    if registry is None:
+        return
+    for failure in registry.load_failures():
+        print(f"bleu-compat: warning: {failure}", file=sys.stderr)
+
+
 def _single_thread_blas() -> None:
     """Ask OpenBLAS (loaded by ``import numpy``) for one thread, unless the user chose.
 
@@ -266,10 +276,15 @@ def main(argv: Sequence[str] | None = None) -> int:
                   file=sys.stderr)
             return 2
         return int(exc.code or 0) if isinstance(exc.code, int) else 2
+    if getattr(args, "allow_unknown_code", False):  # half of the opt-in (bleu_compat.foreign)
+        from bleu_compat.foreign import allow_from_option
+
+        allow_from_option()
     try:
         code = int(args.func(args))
         if sys.stdout is not None:
             sys.stdout.flush()  # a write error shows now (buffered output), not at exit
+        _report_plugin_failures()
         return code
     except KeyboardInterrupt:
         print("bleu-compat: interrupted", file=sys.stderr)

@@ -88,7 +88,8 @@ def register(subparsers: Any) -> None:
 
 
 def add_impl_argument(p: Any) -> None:
-    """The ``--impl SPEC`` and ``--impl-timeout S`` options shared by crosscheck, gate and explain."""
+    """The ``--impl SPEC``, ``--impl-timeout S`` and ``--allow-unknown-code`` options shared by
+    crosscheck, gate and explain."""
     from bleu_compat.cli.usage import seconds
 
     p.add_argument(
@@ -102,6 +103,9 @@ def add_impl_argument(p: Any) -> None:
         "--impl-timeout", type=seconds, default=None, metavar="S",
         help="seconds each call of an --impl implementation (and its import) may take "
              "(default 60); one that does not answer in time is stopped and the command exits 1")
+    from bleu_compat.foreign import add_option
+
+    add_option(p)
 
 
 def resolve_impls(specs: list[str] | None, timeout: float | None = None,

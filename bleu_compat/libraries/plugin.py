@@ -178,6 +178,39 @@ class DecompositionSpec:
     statistics: tuple[tuple[str, str], ...] = ()
 
 
+def installed_entry_points(group: str) -> list[Any]:
+    """The entry points of ``group`` declared by installed distributions: those found on the
+    interpreter's path, less the working directory (``python -m bleu_compat`` puts it first
+    on ``sys.path``, so a ``*.dist-info`` lying in the directory a command runs in is no
+    installed distribution; ``''`` is that directory too). A distribution whose metadata
+    cannot be read gives none. Sorted by name; one per name (the first on the path)."""
+    import os
+    import sys
+    from importlib.metadata import distributions
+
+    def where(entry: str) -> str:
+        try:
+            return os.path.realpath(entry or os.curdir)
+        except (OSError, ValueError):
+            return entry
+
+    here = where(os.curdir)
+    path = [entry for entry in sys.path if isinstance(entry, str) and entry and where(entry) != here]
+    found: dict[str, Any] = {}
+    try:
+        dists = list(distributions(path=path))
+    except Exception:  # pragma: no cover - a broken path entry: none rather than a crash
+        return []
+    for dist in dists:
+        try:
+            points = [ep for ep in dist.entry_points if ep.group == group]
+        except Exception:  # unreadable metadata of one distribution
+            continue
+        for ep in points:
+            found.setdefault(ep.name, ep)
+    return [found[name] for name in sorted(found)]
+
+
 def _attribute(path: str) -> Any:
     """``"package.module"`` -> the module; ``"package.module:NAME"`` -> its attribute."""
     module, _, name = path.partition(":")

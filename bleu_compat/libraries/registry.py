@@ -5,7 +5,9 @@ Modelled on fsspec's ``known_implementations`` and on entry points (as
 implementation's name to where its declaration lives
 (``"package.module:LIBRARY"``, a :class:`~bleu_compat.libraries.plugin.Library`);
 a package of its own adds one through the entry point group
-``bleu_compat.libraries``::
+``bleu_compat.libraries`` (of an installed distribution: not a ``*.dist-info`` in the
+working directory; one that fails to load is left out and named by
+:func:`load_failures`)::
 
     [project.entry-points."bleu_compat.libraries"]
     my-bleu = "my_package.bleu_plugin:LIBRARY"
@@ -32,7 +34,7 @@ from bleu_compat.libraries.plugin import Library
 __all__ = [
     "KNOWN_IMPLEMENTATIONS", "ENTRY_POINT_GROUP", "UnknownLibraryError", "libraries", "library",
     "names", "of_implementation", "implementation_ids", "installed", "is_installed", "register", "reset", "quiet_loggers",
-    "display_name", "join_names", "ENV", "SYNTAX_EXAMPLES", "RENAMED_CONFIGURATIONS",
+    "display_name", "join_names", "load_failures", "ENV", "SYNTAX_EXAMPLES", "RENAMED_CONFIGURATIONS",
 ]
 
 #: name -> "module:attribute" of its :class:`Library`, in report order
@@ -68,6 +70,7 @@ ENV = "BLEU_COMPAT_LIBRARIES"
 _loaded: tuple[Library, ...] | None = None
 _added: list[Library] = []
 _installed: dict[str, bool] = {}
+_failures: list[str] = []
 
 
 class UnknownLibraryError(ImportError, LookupError):
@@ -85,23 +88,37 @@ def _load(path: str) -> Library:
 
 
 def _discover() -> list[Library]:
+    from bleu_compat.libraries.plugin import installed_entry_points
+
     found = [_load(path) for path in KNOWN_IMPLEMENTATIONS.values()]
     try:
-        from importlib.metadata import entry_points
-
-        points = list(entry_points(group=ENTRY_POINT_GROUP))
+        points = installed_entry_points(ENTRY_POINT_GROUP)
     except Exception:  # a broken metadata directory must not hide the built-in ones
         points = []
-    for ep in sorted(points, key=lambda p: p.name):
+    _failures.clear()
+    for ep in points:
         if ep.name in KNOWN_IMPLEMENTATIONS:
             continue
+        dist = getattr(ep, "dist", None)
+        origin = f"{dist.metadata['Name']} {dist.version}" if dist is not None else "?"
         try:
             lib = ep.load()
-        except Exception:  # a plug-in that fails to load is left out, as a missing library
+        except Exception as exc:  # left out, and said: a plug-in that fails is never silent
+            _failures.append(f"the plug-in {ep.name!r} ({ep.value}, distribution {origin}) was "
+                             f"not loaded: {type(exc).__name__}: {exc}")
             continue
         if isinstance(lib, Library):
             found.append(lib)
+        else:
+            _failures.append(f"the plug-in {ep.name!r} ({ep.value}, distribution {origin}) was "
+                             f"not loaded: it is a {type(lib).__name__}, not a bleu_compat Library")
     return found + [lib for lib in _added if lib.name not in {f.name for f in found}]
+
+
+def load_failures() -> tuple[str, ...]:
+    """One sentence per entry-point plug-in that was found but not loaded (the command line
+    prints them on standard error), since the registry was last read."""
+    return tuple(_failures)
 
 
 def libraries() -> tuple[Library, ...]:

@@ -317,6 +317,9 @@ def build(subparsers: Any) -> argparse.ArgumentParser:
         "--compare", nargs="*", metavar="CONFIG", default=None, action=_CompareAction,
         help=_COMPARE_HELP,
     )
+    from bleu_compat.foreign import add_option
+
+    add_option(p)
     p.add_argument(
         "--effective-order", action="store_true",
         help="effective order: the geometric mean over the orders up to the last one with a "

@@ -14,8 +14,11 @@ with ``HF_MODULES_CACHE`` defaulting to ``$HF_HOME/modules`` and ``HF_HOME`` to
 :func:`find`. The PyPI wheel of ``evaluate`` ships no metric scripts, so without
 this cache there is no HF ``bleu`` to run.
 
-:func:`load` imports the module's ``nmt_bleu.py`` (``compute_bleu``) and
-``tokenizer_13a.py`` (``Tokenizer13a``) from that folder under private names;
+:func:`load` runs the module's ``nmt_bleu.py`` (``compute_bleu``) and
+``tokenizer_13a.py`` (``Tokenizer13a``) from that folder under private names, when
+the three files are a known release (:data:`KNOWN`), or with the user's opt-in to
+unknown code (:mod:`bleu_compat.foreign`: a module planted in a restored cache is
+refused, not run); the bytes run are the bytes hashed;
 they need only the standard library. ``bleu.py`` itself imports ``evaluate``
 and ``datasets`` and is only read (its SHA-256 names the release): its
 ``Bleu._compute``, eight lines of glue, is :func:`compute` here.
@@ -28,10 +31,10 @@ The release (:func:`version`) is named by the SHA-256 of the three files:
 from __future__ import annotations
 
 import hashlib
-import importlib.util
+import types
 import os
 import sys
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Sequence
 
@@ -41,6 +44,8 @@ __all__ = ["modules_cache", "find", "version", "load", "compute", "KNOWN", "Cach
 MODULE_DIR = ("evaluate_modules", "metrics", "evaluate-metric--bleu")
 #: the files of one cached module
 FILES = ("bleu.py", "nmt_bleu.py", "tokenizer_13a.py")
+#: the largest file of a module taken (the three are under 10 kB)
+MAX_FILE_BYTES = 1 << 20
 
 #: SHA-256 of (bleu.py, nmt_bleu.py, tokenizer_13a.py) -> the release's name: the date of
 #: the huggingface/evaluate commit that gave bleu.py this content (3a62fc3, 2022-07-05: the
@@ -69,6 +74,8 @@ class CachedModule:
 
     folder: Path
     digests: tuple[str, str, str]
+    #: the files' bytes, as read for the digests (what :func:`load` runs)
+    sources: tuple[bytes, bytes, bytes] = field(default=(b"", b"", b""), repr=False, compare=False)
 
     @property
     def version(self) -> str:
@@ -82,7 +89,14 @@ class CachedModule:
 
 def find() -> CachedModule | None:
     """The module evaluate would load offline (the hash folder whose ``bleu.py`` is newest), or
-    None when the cache holds none with all three files."""
+    None when the cache holds none with all three files. Each file is read once
+    (:func:`bleu_compat.foreign.read_once`): the digests are of the bytes kept to run.
+
+    Raises:
+        ForeignFileError: a file of the module that is not a regular file or cannot be read.
+    """
+    from bleu_compat.foreign import read_once, sha256_hex
+
     base = modules_cache().joinpath(*MODULE_DIR)
     try:
         folders = [base / h for h in os.listdir(base) if len(h) == 64]
@@ -92,8 +106,8 @@ def find() -> CachedModule | None:
     if not complete:
         return None
     folder = max(complete, key=lambda f: ((f / "bleu.py").stat().st_mtime, f.name))
-    digests = tuple(hashlib.sha256((folder / name).read_bytes()).hexdigest() for name in FILES)
-    return CachedModule(folder, digests)  # type: ignore[arg-type]
+    sources = tuple(read_once(folder / name, MAX_FILE_BYTES) for name in FILES)
+    return CachedModule(folder, tuple(sha256_hex(b) for b in sources), sources)  # type: ignore[arg-type]
 
 
 def version() -> str:
@@ -111,16 +125,22 @@ def version() -> str:
     return found.version
 
 
-_loaded: dict[Path, tuple[Any, Any]] = {}
+_loaded: dict[tuple[Path, tuple[str, str, str]], tuple[Any, Any]] = {}
 
 
 def load() -> tuple[Callable[..., Any], Callable[[str], list[str]], CachedModule]:
     """``(compute_bleu, Tokenizer13a(), module)`` from the cached module's own files.
 
+    Only a known release (:data:`KNOWN`) is run, unless the user opted in to unknown code
+    (:mod:`bleu_compat.foreign`); what runs is the bytes hashed (compiled from memory, the
+    files never opened again).
+
     Raises:
-        OracleUnavailableError: no cached module.
+        OracleUnavailableError: no cached module; a file of it cannot be read.
+        UnknownCodeError: the module is no known release and the opt-in is not complete.
     """
     from bleu_compat.errors import OracleUnavailableError
+    from bleu_compat.foreign import refuse_unknown
 
     found = find()
     if found is None:
@@ -128,18 +148,23 @@ def load() -> tuple[Callable[..., Any], Callable[[str], list[str]], CachedModule
             f"hf-bleu is not installed: no cached evaluate 'bleu' module under "
             f"{modules_cache().joinpath(*MODULE_DIR)} (run evaluate.load('bleu') once online, "
             "or set HF_MODULES_CACHE / HF_HOME)")
-    if found.folder not in _loaded:
-        tag = "_bleu_compat_hf_bleu_" + found.folder.name[:16]
+    if found.digests not in KNOWN:
+        refuse_unknown(f"the HF evaluate bleu module cached in {found.folder} "
+                       f"({', '.join(FILES)})", hashlib.sha256("".join(found.digests).encode()).hexdigest(),
+                       f"the {len(KNOWN)} known releases ({', '.join(sorted(KNOWN.values()))})")
+    key = (found.folder, found.digests)
+    if key not in _loaded:
+        tag = "_bleu_compat_hf_bleu_" + found.digests[1][:8] + found.digests[2][:8]
         modules = []
-        for name in ("nmt_bleu", "tokenizer_13a"):
-            spec = importlib.util.spec_from_file_location(f"{tag}_{name}", found.folder / f"{name}.py")
-            assert spec is not None and spec.loader is not None
-            module = importlib.util.module_from_spec(spec)
-            sys.modules[spec.name] = module
-            spec.loader.exec_module(module)
+        for name, source in zip(("nmt_bleu", "tokenizer_13a"), found.sources[1:]):
+            filename = str(found.folder / f"{name}.py")
+            module = types.ModuleType(f"{tag}_{name}")
+            module.__file__ = filename
+            sys.modules[module.__name__] = module
+            exec(compile(source, filename, "exec"), module.__dict__)
             modules.append(module)
-        _loaded[found.folder] = (modules[0].compute_bleu, modules[1].Tokenizer13a())
-    compute_bleu, tokenizer = _loaded[found.folder]
+        _loaded[key] = (modules[0].compute_bleu, modules[1].Tokenizer13a())
+    compute_bleu, tokenizer = _loaded[key]
     return compute_bleu, tokenizer, found
 
 

@@ -8,8 +8,9 @@ the user's). Arguments, never a shell; a timeout (:mod:`bleu_compat.libraries.pe
 Which file: ``multi-bleu.perl:path=FILE`` (``score --compare``; :func:`configure`), else
 ``$BLEU_COMPAT_MOSES_SCRIPTS/multi-bleu.perl``; neither is "not installed". Its release is
 its SHA-256 in ``entries.RELEASES``; a file of another known script is refused naming it;
-an unknown file is run and its number judged against every known dialect (the notice says
-so).
+an unknown file is refused unless the user opted in to unknown code (:mod:`bleu_compat.foreign`:
+``--allow-unknown-code`` and ``BLEU_COMPAT_ALLOW_UNKNOWN_CODE=1``), then run and its number
+judged against every known dialect (the notice says so).
 
 Card requests (crosscheck): ``bleu-corpus-compute`` with ``max_order`` 4 and the same
 number of references for every segment; ``as_called`` writes each token list as a line
@@ -187,6 +188,11 @@ def configure_script(script: Script, cfg: Any, text_rules: Any) -> Any:
         else:
             path = script.path()
             rel, sha = script.identify(path)
+        if rel is None:  # refused now, before anything runs, unless the user opted in
+            from bleu_compat.foreign import refuse_unknown
+
+            refuse_unknown(f"{path}", sha, f"the {len(script.entries().RELEASES)} known releases "
+                           f"of {script.filename}")
     except Exception as exc:  # ScriptError, OracleUnavailableError: a usage error here
         raise ValueError(str(exc)) from None
     if cfg.max_order != 4:

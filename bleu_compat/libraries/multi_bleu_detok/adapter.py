@@ -6,7 +6,8 @@ the references copied byte for byte as ``STEM`` or ``STEM0``, ``STEM1``, ...; ar
 never a shell; a timeout). Which file: ``multi-bleu-detok.perl:path=FILE`` (``score
 --compare``), else ``$BLEU_COMPAT_MOSES_SCRIPTS/multi-bleu-detok.perl``; its release is
 its SHA-256 in ``entries.RELEASES``; another known script's file is refused naming it; an
-unknown file is run and judged against every known dialect.
+unknown file only with the opt-in of :mod:`bleu_compat.foreign`, then judged against every
+known dialect.
 
 Card requests: ``bleu-corpus-compute`` (max order 4, the same number of references per
 segment): ``as_called`` writes each token list as a line (the script tokenizes it again
