@@ -5,10 +5,21 @@ through here. The data goes to a temporary file in the target's own directory
 (so the rename stays on one file system and is atomic, POSIX ``rename(2)``),
 is flushed and ``fsync``-ed, and only then replaces the target. A run killed
 at any moment leaves either the previous file or the new one, whole, never a
-prefix of it; the temporary file of a failed write is removed (one left by a
-``SIGKILL`` is a dot-file, ``.tmp-<name>-<random>``). A new file gets the
-permissions a plain ``open(path, "w")`` would give (0666 less the umask); a
-replaced one keeps its own.
+prefix of it; the temporary file of a failed write is removed. One left by a
+``SIGKILL`` is a dot-file named ``.bleu-compat-tmp.<pid>.<host>.<name>.<random>``
+(:data:`TEMP_PREFIX`; ``<host>``: 8 hex digits of the machine's name): the next
+write into that directory removes every such file whose process is no longer
+running on this machine (:func:`sweep`). A new file gets the permissions a plain
+``open(path, "w")`` would give (0666 less the umask); a replaced one keeps its own.
+
+One rule for every output file of every command (:func:`output_problem`, checked
+before anything runs, and again when the file is opened): a new or regular file
+is replaced whole (a symbolic link's target, the link kept); a character device
+(``/dev/null``, a terminal) or a pipe with a reader is written as the data comes
+(it cannot be replaced); refused, in one line naming it: an empty name, a
+directory, a pipe with no reader (opening it would wait forever), a socket, a
+block device, a loop of symbolic links, a missing directory, a file or directory
+that cannot be written.
 
 Standard library only.
 """
@@ -23,10 +34,60 @@ from pathlib import Path
 from typing import IO, Iterator, Mapping
 
 __all__ = ["write_atomic", "atomic_open", "write_all_atomic", "TEMP_PREFIX", "staged", "publish",
-           "discard"]
+           "discard", "output_problem", "sweep"]
 
-#: Temporary files start with this (then the target's name).
-TEMP_PREFIX = ".tmp-"
+#: Temporary files start with this (then ``<pid>.<host>.<target name>.<random>``).
+TEMP_PREFIX = ".bleu-compat-tmp."
+
+
+def _host() -> str:
+    import hashlib
+    import socket
+
+    try:
+        name = socket.gethostname()
+    except OSError:  # pragma: no cover
+        name = ""
+    return hashlib.sha256(name.encode("utf-8", "replace")).hexdigest()[:8]
+
+
+def _alive(pid: int) -> bool:
+    if pid <= 0:
+        return True  # not a process this module named: left alone
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except (PermissionError, OSError):
+        return True  # another user's process: running
+    return True
+
+
+def sweep(directory: str | os.PathLike[str]) -> list[str]:
+    """Remove the temporary files in ``directory`` left by runs of this module that were killed
+    (their process no longer runs on this machine); returns the names removed. A file of a
+    running process, of another machine, or not named by this module is left alone."""
+    removed = []
+    host = _host()
+    try:
+        entries = list(os.scandir(directory))
+    except OSError:
+        return removed
+    for entry in entries:
+        if not entry.name.startswith(TEMP_PREFIX):
+            continue
+        parts = entry.name[len(TEMP_PREFIX):].split(".", 2)
+        if len(parts) < 3 or parts[1] != host or not parts[0].isdigit():
+            continue
+        if _alive(int(parts[0])):
+            continue
+        try:
+            if entry.is_file(follow_symlinks=False):
+                os.unlink(entry.path)
+                removed.append(entry.name)
+        except OSError:
+            pass
+    return removed
 
 
 def _umask() -> int:
@@ -51,8 +112,23 @@ def _mode_for(path: Path) -> int:
 
 def _target(path: Path) -> Path:
     """What writing ``path`` replaces: a symbolic link's target (the link stays a link, as a
-    plain ``open(path, "w")`` would leave it), else ``path``."""
-    return Path(os.path.realpath(path)) if os.path.islink(path) else path
+    plain ``open(path, "w")`` would leave it), else ``path``.
+
+    Raises:
+        OSError: ``path`` is a loop of symbolic links (ELOOP).
+    """
+    import errno
+
+    if not os.path.islink(path):
+        return path
+    try:
+        return Path(os.path.realpath(path, strict=True))
+    except FileNotFoundError:  # a dangling link: written through, creating its target
+        return Path(os.path.realpath(path))
+    except OSError as exc:
+        if exc.errno == errno.ELOOP or isinstance(exc, RuntimeError):
+            raise OSError(errno.ELOOP, "a loop of symbolic links", str(path)) from None
+        raise
 
 
 def _special(path: Path) -> bool:
@@ -75,8 +151,86 @@ def _refuse_special(path: Path) -> None:
                       "device or a pipe)", str(path))
 
 
+def _open_special(path: Path, mode: str, encoding: str | None = None,
+                  newline: str | None = None) -> IO:  # type: ignore[type-arg]
+    """A device or a pipe opened for writing without ever waiting: a pipe with no reader is
+    refused at once (ENXIO, said in words), not waited on; a socket or block device refused.
+
+    Raises:
+        OSError: as above, or the open failed.
+    """
+    import errno
+    import stat
+
+    st = os.stat(path)
+    if stat.S_ISSOCK(st.st_mode) or stat.S_ISBLK(st.st_mode):
+        raise OSError(errno.EINVAL, "a socket or a block device is no output file", str(path))
+    try:
+        fd = os.open(path, os.O_WRONLY | os.O_NONBLOCK | getattr(os, "O_NOCTTY", 0)
+                     | getattr(os, "O_CLOEXEC", 0))
+    except OSError as exc:
+        if exc.errno == errno.ENXIO:
+            raise OSError(errno.ENXIO, "a pipe with no reader (writing would wait forever; "
+                          "start its reader first)", str(path)) from None
+        raise
+    os.set_blocking(fd, True)
+    if "b" in mode:
+        return os.fdopen(fd, "wb")
+    return os.fdopen(fd, "w", encoding=encoding, newline=newline)
+
+
+def output_problem(path: str | os.PathLike[str]) -> str | None:
+    """Why ``path`` cannot be an output file, or None: the rule of the module docstring,
+    checked before anything runs (nothing is written; a pipe or device is opened without
+    waiting and closed again). One line naming the path, for every command's refusal."""
+    import errno
+    import stat
+
+    text = os.fspath(path)
+    if text == "":
+        return "an empty file name"
+    try:
+        st: os.stat_result | None = os.stat(text)
+    except OSError as exc:
+        if exc.errno == errno.ELOOP:
+            return f"{text} is a loop of symbolic links; give a file name"
+        if exc.errno == errno.ENOTDIR:
+            return f"cannot write {text}: a part of its path is a file, not a directory"
+        if exc.errno != errno.ENOENT:
+            return f"cannot write {text}: {exc.strerror or exc}"
+        st = None
+    if st is not None and stat.S_ISDIR(st.st_mode):
+        return f"{text} is a directory; give a file name"
+    if st is not None and not stat.S_ISREG(st.st_mode):
+        try:
+            _open_special(Path(text), "wb").close()
+        except OSError as exc:
+            return f"cannot write {text}: {exc.strerror or exc}"
+        return None
+    try:
+        target = _target(Path(text))
+    except OSError as exc:
+        return f"{text} is a loop of symbolic links; give a file name" if exc.errno == errno.ELOOP \
+            else f"cannot write {text}: {exc.strerror or exc}"
+    parent = target.parent
+    if not parent.is_dir():
+        return f"{text}: no directory {parent}; create it first or give another path"
+    try:
+        if st is not None:
+            with open(target, "a", encoding="utf-8"):  # nothing written: may it be?
+                pass
+        fd, probe = tempfile.mkstemp(dir=parent, prefix=f"{TEMP_PREFIX}{os.getpid()}.{_host()}.probe.")
+        os.close(fd)
+        os.unlink(probe)
+    except OSError as exc:
+        return f"cannot write {text}: {exc.strerror or exc}"
+    return None
+
+
 def _temporary(path: Path) -> tuple[int, str]:
-    return tempfile.mkstemp(dir=path.parent, prefix=f"{TEMP_PREFIX}{path.name}-")
+    sweep(path.parent)
+    return tempfile.mkstemp(dir=path.parent,
+                            prefix=f"{TEMP_PREFIX}{os.getpid()}.{_host()}.{path.name}.")
 
 
 def _finish(fd_path: str, path: Path, mode: int) -> None:
@@ -94,7 +248,7 @@ def write_atomic(path: str | os.PathLike[str], data: bytes | str, *, encoding: s
     path = _target(Path(path))
     raw = data.encode(encoding) if isinstance(data, str) else data
     if _special(path):  # a device or a pipe: written to (renaming over it would replace it)
-        with open(path, "wb") as handle:
+        with _open_special(path, "wb") as handle:
             handle.write(raw)
         return
     mode = _mode_for(path)
@@ -121,8 +275,7 @@ def atomic_open(path: str | os.PathLike[str], mode: str = "w", *,
         raise ValueError(f"mode={mode!r}: atomic_open writes only ('w' or 'wb')")
     path = _target(Path(path))
     if _special(path):  # a device or a pipe: written to as it is (it cannot be replaced)
-        with open(path, mode, **({} if mode == "wb" else {"encoding": encoding,
-                                                         "newline": newline})) as direct:
+        with _open_special(path, mode, encoding, newline) as direct:
             yield direct
         return
     file_mode = _mode_for(path)
@@ -147,17 +300,22 @@ def write_all_atomic(files: Mapping[str | os.PathLike[str], bytes | str], *,
                      encoding: str = "utf-8") -> None:
     """Write several files as one set: every temporary file is written first, then all are
     renamed into place one after the other (the window in which a reader could see a mix
-    of old and new files is the renames', not the writing's).
+    of old and new files is the renames', not the writing's). A device or a pipe with a
+    reader among them (the module's rule) is written as it is, after the regular files
+    were staged; a pipe with no reader refuses the whole set before anything is renamed.
 
     Raises:
         OSError: as :func:`write_atomic`; nothing is renamed unless every file was written.
     """
     staged: list[tuple[str, Path, int]] = []
+    direct: list[tuple[Path, bytes]] = []
     try:
         for target, data in files.items():
             path = _target(Path(target))
-            _refuse_special(path)
             raw = data.encode(encoding) if isinstance(data, str) else data
+            if _special(path):
+                direct.append((path, raw))
+                continue
             mode = _mode_for(path)
             fd, tmp = _temporary(path)
             staged.append((tmp, path, mode))
@@ -165,6 +323,10 @@ def write_all_atomic(files: Mapping[str | os.PathLike[str], bytes | str], *,
                 handle.write(raw)
                 handle.flush()
                 os.fsync(handle.fileno())
+        handles = [(_open_special(path, "wb"), raw) for path, raw in direct]
+        for handle, raw in handles:
+            with handle:
+                handle.write(raw)
         while staged:
             tmp, path, mode = staged[0]
             _finish(tmp, path, mode)

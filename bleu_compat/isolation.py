@@ -14,6 +14,9 @@ that this module starts and talks to over two pipes of its own:
   the tail is quoted when the child fails);
 - each call is one request sent and one answer read within ``timeout``
   seconds (:data:`DEFAULT_TIMEOUT`; ``--impl-timeout``);
+- the child's address space is limited (``RLIMIT_AS``, :data:`DEFAULT_MEMORY`;
+  :data:`MEMORY_ENV` in MiB), set before the implementation is imported: a call that
+  needs more fails with ``MemoryError``, that call's finding;
 - what the callable raises, ``SystemExit`` and ``KeyboardInterrupt``
   included, comes back as an error value: a finding of that call
   (``"SystemExit: 0"``), as any exception is;
@@ -54,7 +57,8 @@ from typing import Any, Mapping
 
 __all__ = [
     "DEFAULT_TIMEOUT", "TIMEOUT_ENV", "IsolatedImplementation", "ImplementationHung",
-    "ImplementationCrashed", "isolated", "default_timeout",
+    "ImplementationCrashed", "isolated", "default_timeout", "memory_limit", "MEMORY_ENV",
+    "DEFAULT_MEMORY",
 ]
 
 #: Seconds a call (and the import of the implementation) may take by default.
@@ -62,6 +66,11 @@ DEFAULT_TIMEOUT = 60.0
 #: Environment variable carrying ``--impl-timeout`` to processes that are not forked from
 #: this one (Dask workers); a forked worker inherits the implementation object itself.
 TIMEOUT_ENV = "BLEU_COMPAT_IMPL_TIMEOUT"
+#: Environment variable setting the address space an implementation's process may use, in MiB.
+MEMORY_ENV = "BLEU_COMPAT_IMPL_MEMORY"
+#: The address space an implementation's process may use by default (bytes): room for numpy
+#: and a WMT test set; a call that needs more fails with MemoryError (a finding of that call).
+DEFAULT_MEMORY = 4 << 30
 #: Bytes of the child's standard output and error kept (the rest is counted, then dropped).
 OUTPUT_TAIL = 4096
 #: The largest answer read from a child; a longer one is a failure of that call.
@@ -88,6 +97,15 @@ def default_timeout() -> float:
     except ValueError:
         return DEFAULT_TIMEOUT
     return value if value > 0 and value == value and value != float("inf") else DEFAULT_TIMEOUT
+
+
+def memory_limit() -> int:
+    """:data:`MEMORY_ENV` (MiB, 256 to 1048576) in bytes, else :data:`DEFAULT_MEMORY`."""
+    try:
+        mib = int(os.environ.get(MEMORY_ENV, ""))
+    except ValueError:
+        return DEFAULT_MEMORY
+    return mib << 20 if 256 <= mib <= 1 << 20 else DEFAULT_MEMORY
 
 
 # ------------------------------------------------------------------ the parent's side
@@ -402,7 +420,7 @@ def _start(spec: str, timeout: float, deadline: float) -> tuple[_Child, dict[str
 
     child = _Child(spec, timeout)
     try:
-        child.send({"spec": spec, "sys_path": list(sys.path)}, deadline)
+        child.send({"spec": spec, "sys_path": list(sys.path), "memory": memory_limit()}, deadline)
         answer = child.receive(deadline)
     except TimeoutError:
         child.kill()
@@ -514,6 +532,16 @@ def _child_main(argv: list[str]) -> int:
     if not isinstance(hello, dict):
         return 0
     sys.path[:] = [p for p in hello.get("sys_path", sys.path) if isinstance(p, str)]
+    memory = hello.get("memory")
+    if isinstance(memory, int) and memory > 0:  # before the user's code is imported
+        try:
+            import resource
+
+            resource.setrlimit(resource.RLIMIT_AS, (memory, memory))
+        except (ImportError, ValueError, OSError):  # pragma: no cover - not Linux
+            pass
+    memory_note = (f" (its process may use {memory >> 20} MiB of address space; {MEMORY_ENV} sets "
+                   "it, in MiB)") if isinstance(memory, int) else ""
     from bleu_compat.implementations import ImplementationError, NotRepresentableForImpl, load
 
     try:
@@ -534,6 +562,9 @@ def _child_main(argv: list[str]) -> int:
             output = impl.call(message["tool_id"], message["request"])
         except NotRepresentableForImpl as exc:
             write({"not_representable": str(exc)})
+            continue
+        except MemoryError as exc:
+            write({"error": f"MemoryError: {exc}{memory_note}"})
             continue
         except BaseException as exc:  # the user's code: SystemExit and KeyboardInterrupt too
             write({"error": f"{type(exc).__name__}: {exc}"})

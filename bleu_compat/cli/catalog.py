@@ -11,7 +11,6 @@ verified on; no dates, not the installed releases), so it is deterministic.
 from __future__ import annotations
 
 import argparse
-import os
 import sys
 from pathlib import Path
 from typing import Any
@@ -324,17 +323,13 @@ def cmd_catalog(args: argparse.Namespace) -> int:
         return 0
     if args.out:
         path = Path(args.out)
-        if path.is_dir():
-            return refuse("bleu-compat catalog", f"--out {path} is a directory; give a file name "
-                          f"(e.g. {DEFAULT_OUT})", json=args.format == "json")
-        if not os.path.lexists(path.parent):  # a file output: its directory must exist (never made)
-            return refuse("bleu-compat catalog", f"--out {path}: no directory {path.parent}; "
-                          "create it first or give another path", json=args.format == "json")
-        from bleu_compat.cli.crosscheck import unwritable_dir
+        from bleu_compat.atomic import output_problem
 
-        problem = unwritable_dir(path.parent, f"the catalog {path}")
+        # every command's rule for an output file: a directory, a pipe with no reader, a loop
+        # of symbolic links, a missing directory (never made) are refused before writing
+        problem = output_problem(args.out)
         if problem:
-            return refuse("bleu-compat catalog", problem, json=args.format == "json")
+            return refuse("bleu-compat catalog", f"--out: {problem}", json=args.format == "json")
         try:
             from bleu_compat.atomic import write_atomic
 

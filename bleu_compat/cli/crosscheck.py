@@ -171,19 +171,32 @@ def usage(message: str) -> int:
     return 2
 
 
-def unwritable_dir(path: Path, what: str = "reports") -> str | None:
-    """Why ``what`` cannot be written into directory ``path`` (checked before a long run), or None."""
+#: the files a crosscheck writes into --out
+REPORT_FILES = ("crosscheck.json", "crosscheck.md", "crosscheck.junit.xml", "crosscheck.timing.json",
+                "crosscheck.html")
+
+
+def unwritable_dir(path: Path, what: str = "reports",
+                   files: tuple[str, ...] = REPORT_FILES) -> str | None:
+    """Why ``what`` cannot be written into directory ``path`` as ``files`` (checked before a
+    long run), or None."""
     blocker = next((p for p in (path, *path.parents) if p.exists()), None)
     if blocker is not None and not blocker.is_dir():
         return (f"cannot write {what} to {path}: {blocker} is a file, not a directory"
                 if blocker != path else f"cannot write {what} to {path}: it is a file, not a directory")
     try:
         path.mkdir(parents=True, exist_ok=True)
-        probe = path / ".bleu-compat-write-test"
-        probe.write_bytes(b"")
-        probe.unlink()
     except OSError as exc:
         return f"cannot write {what} to {path}: {exc.strerror or exc}"
+    from bleu_compat.atomic import output_problem
+
+    # each report file follows every command's rule for an output file (a pipe with no
+    # reader, a directory, a loop of symbolic links in its place is refused now, not after
+    # the run); the first also probes that the directory can be written
+    for name in files or (".bleu-compat-write-test",):  # no file named: a probe shows writability
+        problem = output_problem(str(path / name))
+        if problem:
+            return f"cannot write {what} to {path}: {problem}"
     return None
 
 

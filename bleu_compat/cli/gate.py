@@ -404,7 +404,8 @@ def cmd_gate(args: argparse.Namespace) -> int:
             print(f"bleu-compat gate: replacing {baseline_path}, which is not a valid "
                   f"{BASELINE_FORMAT} baseline ({why})", file=sys.stderr)
     if args.update:
-        problem = unwritable_dir(baseline_path.parent, f"the baseline {baseline_path}")
+        problem = unwritable_dir(baseline_path.parent, f"the baseline {baseline_path}",
+                                 (baseline_path.name,))
         if problem:
             return usage(problem)
     if args.out:

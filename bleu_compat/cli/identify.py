@@ -34,7 +34,8 @@ def register(subparsers: Any) -> None:
             "SCORE at the decimals given is listed, most common first. A SCORE of at most 1 is "
             "read on the 0-1 scale, above 1 as BLEU points (0-100), unless --scale says."),
     )
-    p.add_argument("score", metavar="SCORE", help="the published score, as printed (e.g. 23.38)")
+    p.add_argument("score", metavar="SCORE", type=_score_text,
+                   help="the published score, as printed (e.g. 23.38)")
     p.add_argument("refs", metavar="REF", nargs="+", help="reference file(s), one segment per line")
     p.add_argument("-i", "--input", metavar="SYS", nargs="+", required=True, action="extend",
                    help="system output file(s), line-aligned with the references")
@@ -48,6 +49,24 @@ def register(subparsers: Any) -> None:
     p.add_argument("--all", action="store_true", help=f"list every match (text shows {SHOWN})")
     p.set_defaults(func=cmd_identify)
     report_usage_errors(p)
+
+
+#: the most decimals a SCORE is matched at (the rounding is JavaScript's toFixed, 0 to 100 digits)
+MAX_DECIMALS = 100
+
+
+def _score_text(text: str) -> str:
+    """SCORE as given, refused at once (before any file is read) when it has more decimals
+    than a score can be rounded to; the rest of its reading is
+    :func:`bleu_compat.identify.parse_score`'s."""
+    mantissa = text.strip().lower().split("e", 1)[0]
+    decimals = len(mantissa.partition(".")[2])
+    if decimals > MAX_DECIMALS:
+        shown = text.strip() if len(text.strip()) <= 24 else text.strip()[:20] + "..."
+        raise argparse.ArgumentTypeError(
+            f"{shown} has {decimals} decimals: a score is matched at {MAX_DECIMALS} decimals at "
+            "most (give it as it was printed, e.g. 23.38)")
+    return text
 
 
 def _error(message: str) -> int:

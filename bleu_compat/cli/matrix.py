@@ -117,11 +117,11 @@ def cmd_matrix(args: argparse.Namespace) -> int:
     if not args.out.strip() or (args.cache is not None and not args.cache.strip()):
         return _usage(f"{'--out' if not args.out.strip() else '--cache'} is empty; give a directory")
     out = Path(args.out)
-    problem = unwritable_dir(out)
+    problem = unwritable_dir(out, files=("matrix.json", "matrix.md"))
     if problem:
         return _usage(problem)
     cache = Path(args.cache) if args.cache else m.default_cache()
-    problem = unwritable_dir(cache, "the environment cache (--cache)")
+    problem = unwritable_dir(cache, "the environment cache (--cache)", ())
     if problem:
         return _usage(problem)
 

@@ -534,12 +534,14 @@ def _moses_block(name: str) -> Callable[[bytes], bytes]:
 def _segments_file(path: str | None) -> Iterator[Any]:
     """The ``--segments`` file open for writing (None: no file): complete or absent.
 
-    A regular or new file is written to a temporary file beside it (``.tmp-NAME-…``; a
+    A regular or new file is written to a temporary file beside it
+    (``.bleu-compat-tmp.PID.HOST.NAME.…``, removed by a later run if this one is killed; a
     symbolic link's target is the file replaced) and renamed into place when the block
     ends without an exception: a run killed at any moment, ``SIGKILL`` included, leaves
     the earlier file or the new one, whole, never a prefix of lines that looks complete;
     a run that fails removes its temporary file and leaves the earlier file as it was. A
-    device or a pipe (``/dev/stdout``) is written as the lines come.
+    device or a pipe with a reader (``/dev/stdout``) is written as the lines come
+    (:mod:`bleu_compat.atomic`'s rule).
 
     Raises:
         CorpusReadError: the file cannot be opened or written (its message names it).
@@ -547,21 +549,11 @@ def _segments_file(path: str | None) -> Iterator[Any]:
     if path is None:
         yield None
         return
-    import stat
-
     from bleu_compat.atomic import atomic_open
 
-    try:
-        special = os.path.lexists(path) and not stat.S_ISREG(os.stat(path).st_mode)
-    except OSError:  # a dangling link: written through, as open() would
-        special = True
-    try:
-        if special:
-            with open(path, "w", encoding="utf-8", newline="\n") as handle:
-                yield handle
-        else:
-            with atomic_open(os.path.realpath(path), "w", newline="\n") as handle:
-                yield handle
+    try:  # a device or a pipe with a reader is written as it is; a pipe with none refused
+        with atomic_open(path, "w", newline="\n") as handle:
+            yield handle
     except OSError as exc:
         raise CorpusReadError(f"--segments {path}: cannot write: {exc.strerror or exc}") from None
 

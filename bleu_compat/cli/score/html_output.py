@@ -109,14 +109,8 @@ def write_compare_html(path: str, names: list[str], comparisons: list[Any],
 
 
 def _write(path: str, text: str) -> None:
-    # a regular (or new) file appears whole or not at all; a device or a pipe is written to
-    import os
-    import stat
-
+    # a regular (or new) file appears whole or not at all; a device or a pipe with a reader is
+    # written to; a pipe with none is refused, never waited on (bleu_compat.atomic's rule)
     from bleu_compat.atomic import write_atomic
 
-    if os.path.lexists(path) and not stat.S_ISREG(os.stat(path).st_mode):
-        with open(path, "w", encoding="utf-8") as handle:
-            handle.write(text)
-    else:
-        write_atomic(path, text)
+    write_atomic(path, text)

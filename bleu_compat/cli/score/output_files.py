@@ -14,7 +14,8 @@ def output_problem(path: str, inputs: Sequence[str], other_outputs: Sequence[str
     Refused before anything runs: an empty name; ``-`` (standard output carries the
     scores; a file named ``-`` would be a surprise); an input file of this run,
     also through a link or another spelling (writing it would destroy the input
-    being read); the path of the other output; a path that cannot be written.
+    being read); the path of the other output; a path that cannot be written
+    (:func:`bleu_compat.atomic.output_problem`, the rule of every command).
     """
     if path == "":
         return "an empty file name"
@@ -38,25 +39,9 @@ def output_problem(path: str, inputs: Sequence[str], other_outputs: Sequence[str
 
 
 def _unwritable(path: str) -> str | None:
-    """Why ``path`` cannot be written, or None; checked before anything runs.
+    """Why ``path`` cannot be written, or None; checked before anything runs: the rule every
+    command's output files follow (:func:`bleu_compat.atomic.output_problem`: a pipe with no
+    reader, a directory, a loop of symbolic links, a missing directory... are refused)."""
+    from bleu_compat.atomic import output_problem
 
-    A regular or new file is opened for appending (nothing is written; a file
-    created here is removed again); a device or a pipe is left to the real write.
-    """
-    import os
-    import stat
-
-    try:
-        existed = os.path.lexists(path)
-        if existed and not stat.S_ISREG(os.stat(path).st_mode) and not os.path.isdir(path):
-            return None
-        with open(path, "a", encoding="utf-8"):
-            pass
-    except OSError as exc:
-        return f"cannot write {path}: {exc.strerror or exc}"
-    if not existed:
-        try:
-            os.remove(path)
-        except OSError:
-            pass
-    return None
+    return output_problem(path)
