@@ -73,3 +73,13 @@ def pytest_runtest_protocol(item: pytest.Item, nextitem: pytest.Item | None):  #
         finally:
             fcntl.flock(tests, fcntl.LOCK_UN)
             fcntl.flock(gate, fcntl.LOCK_UN)
+
+
+@pytest.fixture()
+def allow_unknown_code(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Both opt-ins to unknown foreign code (bleu_compat.foreign), for tests that run a planted
+    Perl script or HF module in this process: the option's flag and the environment variable."""
+    from bleu_compat import foreign
+
+    monkeypatch.setattr(foreign, "_option", True)
+    monkeypatch.setenv(foreign.ENV, "1")

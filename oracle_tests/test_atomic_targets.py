@@ -62,11 +62,12 @@ def test_a_fifo_is_written_to_not_replaced(tmp_path: Path, how: str) -> None:
 
 
 def test_report_sets_refuse_a_fifo(tmp_path: Path) -> None:
-    """A set of reports (crosscheck's) is never written into a device or a pipe: refused
-    before anything is renamed, the FIFO left as it was."""
+    """A set of reports (crosscheck's) follows every output's rule: a pipe with no reader in
+    it refuses the set at once (never waited on), before anything is renamed, the FIFO left
+    as it was; the staged (appended) file of a report is never a pipe."""
     fifo = tmp_path / "crosscheck.json"
     os.mkfifo(fifo)
-    with pytest.raises(OSError, match="not a regular file"):
+    with pytest.raises(OSError, match="a pipe with no reader"):
         write_all_atomic({tmp_path / "crosscheck.md": "m", fifo: "j"})
     with pytest.raises(OSError, match="not a regular file"):
         staged(fifo)

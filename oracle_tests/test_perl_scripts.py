@@ -14,7 +14,9 @@ and mteval-v14.pl; models against published outputs and the real scripts.
 * Bad input, for each of the four: a missing path, a directory, another script's file, a
   file Perl cannot compile, a hang, nothing or something unreadable printed, a missing Perl
   module (named with its Debian package), a die: one line naming the file, exit 2, never a
-  shell. An unknown file is run and judged against every known release's model.
+  shell. An unknown file is refused unless both opt-ins are given (--allow-unknown-code and
+  BLEU_COMPAT_ALLOW_UNKNOWN_CODE=1; test_foreign_code.py tests the refusal); with them it is
+  run and judged against every known release's model.
 """
 
 from __future__ import annotations
@@ -253,8 +255,14 @@ def test_release_tables_are_consistent():
 # ------------------------------------------------------------------ configuration and bad input
 
 
-def _score(*args, env=None, timeout=300):
+def _score(*args, env=None, timeout=300, unknown=False):
+    """``bleu-compat score ARGS``; ``unknown``: with both opt-ins to unknown code (the tests'
+    planted scripts are no known release: without them they are refused, never run)."""
     e = dict(os.environ, **(env or {}))
+    e.pop("BLEU_COMPAT_ALLOW_UNKNOWN_CODE", None)
+    if unknown:
+        e["BLEU_COMPAT_ALLOW_UNKNOWN_CODE"] = "1"
+        args = (*args, "--allow-unknown-code")
     return subprocess.run([sys.executable, "-m", "bleu_compat", "score", *args],
                           capture_output=True, text=True, timeout=timeout, env=e)
 
@@ -293,17 +301,18 @@ def test_a_bad_script_path_is_a_clear_error(small, make, expect):
     (b"1 while 1;\n", "still running after"),
 ])
 def test_an_unknown_script_that_fails_is_a_clear_error(small, body, expect):
-    """An unknown file is run (and judged); when it gives no number the error names it."""
+    """An unknown file run with the opt-in (and judged); when it gives no number the error
+    names it."""
     script = small / "mine.perl"
     script.write_bytes(body)
     p = _score(str(small / "ref.txt"), "-i", str(small / "hyp.txt"), "--compare",
-               f"multi-bleu.perl:path={script}", env={"BLEU_COMPAT_PERL_TIMEOUT": "3"})
+               f"multi-bleu.perl:path={script}", env={"BLEU_COMPAT_PERL_TIMEOUT": "3"}, unknown=True)
     assert p.returncode == 2, (p.stdout, p.stderr)
     assert str(script) in p.stderr and expect in p.stderr, p.stderr
     assert "Traceback" not in p.stderr
 
 
-def test_a_missing_xml_twig_names_its_debian_package():
+def test_a_missing_xml_twig_names_its_debian_package(allow_unknown_code):
     from bleu_compat.libraries.perl_runner import ScriptError, run_perl
 
     with tempfile.TemporaryDirectory() as d:
@@ -324,7 +333,7 @@ def test_a_missing_xml_twig_names_its_debian_package():
     # never computes: stopped by the wall-clock bound, WALL_FACTOR (10) times the limit
     (b"sleep 100;\n", 0.3, "still running after 3 s of wall-clock time"),
 ])
-def test_the_limit_is_the_scripts_cpu_time(body, timeout, expect, monkeypatch):
+def test_the_limit_is_the_scripts_cpu_time(body, timeout, expect, monkeypatch, allow_unknown_code):
     from bleu_compat.libraries import perl_runner
     from bleu_compat.libraries.perl_runner import ScriptError, run_perl
 
@@ -352,8 +361,9 @@ def test_a_relative_script_path_is_the_users(small, given):
     (small / "fake.perl").write_bytes(_FAKE_LINE)
     (small / "sub").mkdir()
     p = subprocess.run([sys.executable, "-m", "bleu_compat", "score", "ref.txt", "-i", "hyp.txt",
-                        "--compare", f"multi-bleu.perl:path={given}"],
-                       capture_output=True, text=True, timeout=300, cwd=small)
+                        "--compare", f"multi-bleu.perl:path={given}", "--allow-unknown-code"],
+                       capture_output=True, text=True, timeout=300, cwd=small,
+                       env=dict(os.environ, BLEU_COMPAT_ALLOW_UNKNOWN_CODE="1"))
     # 1: the fake's number is reproduced by no model (UNEXPECTED); it was 2, the script not run
     assert p.returncode == 1, p.stderr
     assert "printed 50.00" in p.stdout + p.stderr and "Can't open" not in p.stdout + p.stderr
@@ -371,7 +381,8 @@ def test_a_bad_timeout_in_the_environment_is_one_clear_error(small, value):
     assert probe.returncode == 0 and probe.stdout.strip() == repr(value), probe.stderr
     (small / "fake.perl").write_bytes(_FAKE_LINE)
     p = _score(str(small / "ref.txt"), "-i", str(small / "hyp.txt"), "--compare",
-               f"multi-bleu.perl:path={small / 'fake.perl'}", env={"BLEU_COMPAT_PERL_TIMEOUT": value})
+               f"multi-bleu.perl:path={small / 'fake.perl'}", env={"BLEU_COMPAT_PERL_TIMEOUT": value},
+               unknown=True)
     assert p.returncode == 2, (p.stdout, p.stderr)
     assert f"BLEU_COMPAT_PERL_TIMEOUT={value!r} is not a number of seconds above 0" in p.stderr
     assert len(p.stderr.strip().splitlines()) == 1 and "Traceback" not in p.stderr
@@ -618,7 +629,8 @@ def short_timeout(monkeypatch):
 @pytest.mark.parametrize("config", FOUR)
 @pytest.mark.parametrize("case", ["missing", "directory", "not perl", "hangs", "says nothing",
                                   "unreadable", "missing module", "xml twig", "dies"])
-def test_bad_scripts_of_the_four_are_one_clear_error(small, config, case, short_timeout):
+def test_bad_scripts_of_the_four_are_one_clear_error(small, config, case, short_timeout,
+                                                    allow_unknown_code):
     """Each kind of bad script, for each of the four: an error naming the file and the fault,
     one line, no traceback; what is not a script is never run."""
     multi = config.startswith("multi")
@@ -651,7 +663,7 @@ def test_bad_script_on_the_command_line_is_exit_2_one_line(small, config):
     script = small / "mine.pl"
     script.write_bytes(_UNREADABLE[config.startswith("multi")])
     p = _score(str(small / "ref.txt"), "-i", str(small / "hyp.txt"), "--compare",
-               f"{config}:path={script}")
+               f"{config}:path={script}", unknown=True)
     assert p.returncode == 2, (p.stdout, p.stderr)
     lines = p.stderr.strip().splitlines()
     assert len(lines) == 1 and str(script) in lines[0] and "cannot read its" in lines[0], p.stderr
@@ -665,7 +677,7 @@ def test_missing_perl_module_is_named_on_the_command_line(small, config, module,
     script = small / "needs.pl"
     script.write_bytes(_MISSING.format(m=module, f=module.replace("::", "/") + ".pm").encode())
     p = _score(str(small / "ref.txt"), "-i", str(small / "hyp.txt"), "--compare",
-               f"{config}:path={script}")
+               f"{config}:path={script}", unknown=True)
     assert p.returncode == 2 and len(p.stderr.strip().splitlines()) == 1, p.stderr
     assert module in p.stderr and package in p.stderr and str(script) in p.stderr
 
@@ -676,14 +688,19 @@ def test_missing_perl_module_is_named_on_the_command_line(small, config, module,
                                             ("mteval-v13a", "mteval-v13a.pl"),
                                             ("mteval-v14", "mteval-v14.pl")])
 def test_unknown_copy_is_run_and_judged_against_every_release(small, tmp_path, config, script):
-    """A copy with one more line is no known release: it is run, its number printed, and a
-    note says which known releases' models print the same number on these files."""
+    """A copy with one more line is no known release: refused without the opt-in (naming both
+    halves); with it, run, its number printed, and a note says which known releases' models
+    print the same number on these files."""
     import json
 
     copy = tmp_path / f"local-{script}"
     copy.write_bytes(_script(script).read_bytes() + b"\n# a local copy\n")
+    refused = _score(str(small / "ref.txt"), "-i", str(small / "hyp.txt"), "--compare",
+                     f"{config}:path={copy}", "--format", "json")
+    assert refused.returncode == 2 and "--allow-unknown-code" in refused.stderr, refused.stderr
+    assert "BLEU_COMPAT_ALLOW_UNKNOWN_CODE=1" in refused.stderr and not refused.stdout
     p = _score(str(small / "ref.txt"), "-i", str(small / "hyp.txt"), "--compare",
-               f"{config}:path={copy}", "--format", "json")
+               f"{config}:path={copy}", "--format", "json", unknown=True)
     assert p.returncode == 0, p.stderr
     note = next(x for x in p.stderr.splitlines() if x.startswith("note: "))
     assert f"{copy} is not a known" in note and "known releases print the same" in note, note
