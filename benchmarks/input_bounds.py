@@ -2,13 +2,15 @@
 
 Makes the issue's reproducers in a temporary directory (a 3-line reference,
 a .gz of 2**30 lines, a small .bz2 of 256 MiB of NUL bytes, a 512 MiB single
-line), runs each command with its own ``TMPDIR``, samples that directory's
+line; issue 35's: a Perl script that prints without end, one whose child holds
+its standard output, a FIFO with no reader as ``--segments``, identify with
+5,000 decimals), runs each command with its own ``TMPDIR``, samples that directory's
 size every 0.1 s, and prints: exit status, wall time, the peak size of
 ``TMPDIR``, what was left in it, and the command's peak RSS. A command still
 running after ``--timeout`` seconds gets SIGTERM (what was left then shows
 whether the spool survives it).
 
-    .venv/bin/python benchmarks/input_bounds.py [--timeout 60] [--pythonpath DIR]
+    .venv/bin/python benchmarks/input_bounds.py [--timeout 60] [--pythonpath DIR [--no-opt-in]]
 
 Needs GNU ``/usr/bin/time`` (Debian's ``time`` package) for the peak RSS.
 ``--pythonpath`` runs another checkout's code (e.g. an unpacked ``git archive``
@@ -84,6 +86,9 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0], allow_abbrev=False)
     parser.add_argument("--timeout", type=float, default=60.0)
     parser.add_argument("--pythonpath", default=None)
+    parser.add_argument("--no-opt-in", action="store_true",
+                        help="run the planted scripts without --allow-unknown-code (a checkout from "
+                             "before issue 35 has no such option, and runs them without it)")
     args = parser.parse_args()
     work = Path(tempfile.mkdtemp(prefix="input-bounds-data-"))
     try:
@@ -111,6 +116,23 @@ def main() -> None:
             (f"`.gz` of 2^30 lines ({big.stat().st_size:,} bytes) vs 3-line REF", f"{score} {big} {ref}"),
             (f"`.bz2` of 256 MiB NUL ({bomb.stat().st_size} bytes)", f"{score} {bomb} {ref}"),
             ("512 MiB single line", f"{score} {line} {ref}"),
+        ]
+        # issue 35: foreign code and output paths (the planted scripts are no known release)
+        spew = work / "spew.perl"
+        spew.write_text('$| = 1; while (1) { print "x" x 4096, "\\n"; }\n', encoding="utf-8")
+        forks = work / "forks.perl"
+        forks.write_text('if (fork() == 0) { sleep 1000; exit 0 } sleep 1000;\n', encoding="utf-8")
+        fifo = work / "nobody-reads.fifo"
+        os.mkfifo(fifo)
+        opt = "" if args.no_opt_in else " --allow-unknown-code"
+        perl = f"BLEU_COMPAT_ALLOW_UNKNOWN_CODE=1 BLEU_COMPAT_PERL_TIMEOUT=3 {score} {ref} -i {ref}"
+        identify = score.replace(" score", " identify")
+        rows += [
+            ("Perl script printing without end", f"{perl} --compare multi-bleu.perl:path={spew}{opt}"),
+            ("Perl script whose child holds stdout (bound 3 s CPU, 30 s wall)",
+             f"{perl} --compare multi-bleu.perl:path={forks}{opt}"),
+            ("`--segments` a FIFO with no reader", f"{score} {ref} -i {ref} --segments {fifo}"),
+            ("`identify` with 5,000 decimals", f"{identify} 12.{'3' * 5000} {ref} -i {ref}"),
         ]
         print("| input | exit | wall | peak TMPDIR | left in TMPDIR | peak RSS | message |")
         print("|---|---|---:|---:|---:|---:|---|")

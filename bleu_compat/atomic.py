@@ -17,7 +17,8 @@ before anything runs, and again when the file is opened): a new or regular file
 is replaced whole (a symbolic link's target, the link kept); a character device
 (``/dev/null``, a terminal) or a pipe with a reader is written as the data comes
 (it cannot be replaced); refused, in one line naming it: an empty name, a
-directory, a pipe with no reader (opening it would wait forever), a socket, a
+directory, a pipe with no reader (opening it would wait forever; a reader has
+:data:`READER_GRACE` seconds to open it), a socket, a
 block device, a loop of symbolic links, a missing directory, a file or directory
 that cannot be written.
 
@@ -151,29 +152,70 @@ def _refuse_special(path: Path) -> None:
                       "device or a pipe)", str(path))
 
 
-def _open_special(path: Path, mode: str, encoding: str | None = None,
-                  newline: str | None = None) -> IO:  # type: ignore[type-arg]
-    """A device or a pipe opened for writing without ever waiting: a pipe with no reader is
-    refused at once (ENXIO, said in words), not waited on; a socket or block device refused.
+#: seconds a pipe's reader has to open it (a ``cat FIFO &`` started just before the command)
+READER_GRACE = 2.0
+#: pipes the check of :func:`output_problem` opened, kept for the write: (device, inode) -> fd
+#: (closing the check's descriptor would end the reader's stream before the data came)
+_HELD: dict[tuple[int, int], int] = {}
+
+
+def _close_held() -> None:
+    while _HELD:
+        _, fd = _HELD.popitem()
+        with contextlib.suppress(OSError):
+            os.close(fd)
+
+
+atexit.register(_close_held)
+
+
+def _special_fd(path: Path, hold: bool = False) -> int:
+    """A descriptor open for writing on the device or pipe ``path``, never waiting forever: a
+    pipe with no reader gets :data:`READER_GRACE` seconds for one to open it, then is refused
+    (ENXIO, said in words); a socket or block device is refused. ``hold``: keep it for the
+    write (:data:`_HELD`).
 
     Raises:
         OSError: as above, or the open failed.
     """
     import errno
     import stat
+    import time
 
     st = os.stat(path)
     if stat.S_ISSOCK(st.st_mode) or stat.S_ISBLK(st.st_mode):
         raise OSError(errno.EINVAL, "a socket or a block device is no output file", str(path))
-    try:
-        fd = os.open(path, os.O_WRONLY | os.O_NONBLOCK | getattr(os, "O_NOCTTY", 0)
-                     | getattr(os, "O_CLOEXEC", 0))
-    except OSError as exc:
-        if exc.errno == errno.ENXIO:
-            raise OSError(errno.ENXIO, "a pipe with no reader (writing would wait forever; "
-                          "start its reader first)", str(path)) from None
-        raise
+    key = (st.st_dev, st.st_ino)
+    held = _HELD.pop(key, None)
+    if held is not None:
+        if hold:
+            _HELD[key] = held
+            return held
+        return held
+    deadline = time.monotonic() + READER_GRACE
+    while True:
+        try:
+            fd = os.open(path, os.O_WRONLY | os.O_NONBLOCK | getattr(os, "O_NOCTTY", 0)
+                         | getattr(os, "O_CLOEXEC", 0))
+            break
+        except OSError as exc:
+            if exc.errno != errno.ENXIO:
+                raise
+            if time.monotonic() >= deadline:
+                raise OSError(errno.ENXIO, "a pipe with no reader (writing would wait forever; "
+                              "start its reader first)", str(path)) from None
+            time.sleep(0.02)
     os.set_blocking(fd, True)
+    if hold and stat.S_ISFIFO(st.st_mode):
+        _HELD[key] = fd
+    return fd
+
+
+def _open_special(path: Path, mode: str, encoding: str | None = None,
+                  newline: str | None = None) -> IO:  # type: ignore[type-arg]
+    """The device or pipe ``path`` opened for writing (:func:`_special_fd`: never waiting
+    forever for a reader; the descriptor the check kept, when it kept one)."""
+    fd = _special_fd(path)
     if "b" in mode:
         return os.fdopen(fd, "wb")
     return os.fdopen(fd, "w", encoding=encoding, newline=newline)
@@ -193,28 +235,31 @@ def output_problem(path: str | os.PathLike[str]) -> str | None:
         st: os.stat_result | None = os.stat(text)
     except OSError as exc:
         if exc.errno == errno.ELOOP:
-            return f"{text} is a loop of symbolic links; give a file name"
+            return f"cannot write {text}: it is a loop of symbolic links; give a file name"
         if exc.errno == errno.ENOTDIR:
-            return f"cannot write {text}: a part of its path is a file, not a directory"
+            blocker = next((p for p in Path(text).parents if p.exists() and not p.is_dir()), None)
+            return (f"cannot write {text}: {blocker} is a file, not a directory" if blocker
+                    else f"cannot write {text}: a part of its path is not a directory")
         if exc.errno != errno.ENOENT:
             return f"cannot write {text}: {exc.strerror or exc}"
         st = None
     if st is not None and stat.S_ISDIR(st.st_mode):
-        return f"{text} is a directory; give a file name"
+        return f"cannot write {text}: it is a directory; give a file name"
     if st is not None and not stat.S_ISREG(st.st_mode):
-        try:
-            _open_special(Path(text), "wb").close()
+        try:  # a pipe's descriptor is kept for the write (closing it would end the reader's data)
+            fd = _special_fd(Path(text), hold=True)
+            if not stat.S_ISFIFO(st.st_mode):
+                os.close(fd)
         except OSError as exc:
             return f"cannot write {text}: {exc.strerror or exc}"
         return None
     try:
         target = _target(Path(text))
     except OSError as exc:
-        return f"{text} is a loop of symbolic links; give a file name" if exc.errno == errno.ELOOP \
-            else f"cannot write {text}: {exc.strerror or exc}"
+        return f"cannot write {text}: {exc.strerror or exc}"
     parent = target.parent
     if not parent.is_dir():
-        return f"{text}: no directory {parent}; create it first or give another path"
+        return f"cannot write {text}: no directory {parent}; create it first or give another path"
     try:
         if st is not None:
             with open(target, "a", encoding="utf-8"):  # nothing written: may it be?

@@ -517,7 +517,7 @@ class TestCarelessUser:
              "cannot write the baseline"),
             (["gate", "--baseline", ""], "--baseline is empty"),
             (["catalog", "--out", str(tmp_path)], "is a directory; give a file name"),
-            (["catalog", "--out", str(blocker / "c.md")], "it is a file, not a directory"),
+            (["catalog", "--out", str(blocker / "c.md")], f"{blocker} is a file, not a directory"),
             (["catalog", "--out", ""], "--out is empty"),
             (["catalog", "--check", "--out", str(tmp_path)], "is a directory"),
             (["matrix", "--nltk", "3.10.4", "--offline", "--out", str(tmp_path / "m"),

@@ -132,6 +132,24 @@ def test_a_planted_hf_module_is_not_run_by_score_or_explain(small: Path) -> None
     assert "--allow-unknown-code" in explain.stdout, explain.stdout
 
 
+def test_a_planted_hf_module_is_not_run_by_a_plain_crosscheck(small: Path) -> None:
+    """A plain crosscheck (hf-bleu counts as installed: its version reads as unknown-<hash>)
+    runs none of the planted code: each case is 'unavailable' with the refusal, not a result
+    and not a failure of the run."""
+    marker = small / "PLANTED-RAN"
+    _plant_hf_module(small / "hf", marker)
+    out = small / "cc"
+    proc = _cli(["crosscheck", "--cases", "2", "--invalid", "0", "--no-real", "--tools",
+                 "bleu-corpus-compute", "--no-progress", "--no-html", "--workers", "1", "--out", str(out)],
+                _env(HF_MODULES_CACHE=str(small / "hf"), BLEU_COMPAT_LIBRARIES="sacrebleu,hf-bleu"))
+    assert not marker.exists(), "crosscheck ran the planted module"
+    assert proc.returncode == 0, proc.stdout[-2000:] + proc.stderr
+    report = json.loads((out / "crosscheck.json").read_text(encoding="utf-8"))
+    assert report["summary"]["bleu-corpus-compute"]["hf-bleu/as_called"]["not_representable"] == 2, \
+        report["summary"]
+    assert "--allow-unknown-code" in (out / "crosscheck.json").read_text(encoding="utf-8")
+
+
 @pytest.mark.skipif(not HAS_OPT_IN, reason="the opt-in of issue 35")
 @pytest.mark.parametrize("option, variable", [(True, False), (False, True), (True, True)])
 def test_the_hf_module_runs_only_with_both_opt_ins(small: Path, option: bool, variable: bool) -> None:

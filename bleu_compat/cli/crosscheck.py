@@ -196,7 +196,7 @@ def unwritable_dir(path: Path, what: str = "reports",
     for name in files or (".bleu-compat-write-test",):  # no file named: a probe shows writability
         problem = output_problem(str(path / name))
         if problem:
-            return f"cannot write {what} to {path}: {problem}"
+            return problem
     return None
 
 

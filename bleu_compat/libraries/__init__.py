@@ -88,8 +88,11 @@ def dispatch(
 
     Raises:
         ValueError: unknown mode or tool.
-        OracleUnavailableError: the library is not installed.
+        OracleUnavailableError: the library is not installed; its code is no known release
+            and the user did not opt in (:class:`bleu_compat.foreign.UnknownCodeError`).
     """
+    from bleu_compat.foreign import UnknownCodeError
+
     if mode not in MODES:
         raise ValueError(f"mode={mode!r} must be 'as_called' or 'mapped'")
     if tool_id not in handlers:
@@ -106,6 +109,8 @@ def dispatch(
             output = handlers[tool_id](mode, request, raw)
     except NotRepresentable as exc:
         return AdapterResult(library, version, mode, tool_id, None, raw, not_representable=str(exc))
+    except UnknownCodeError:  # foreign code refused (bleu_compat.foreign): unavailable, not a result
+        raise
     except Exception as exc:  # a library failure is data, not a crash
         return AdapterResult(library, version, mode, tool_id, None, raw,
                              error=f"{type(exc).__name__}: {exc}")
