@@ -291,12 +291,13 @@ def test_a_script_that_forks_never_hangs_and_leaves_nothing(small: Path, parent:
             open(my $f, ">", "{pidfile}"); print $f "$$\\n"; close $f;
             sleep 1000; exit 0;
         }}
-        sleep 1 until -s "{pidfile}";
+        select(undef, undef, undef, 0.02) until -s "{pidfile}";
         """) + tail, encoding="utf-8")
     args = ["score", str(small / "ref.txt"), "-i", str(small / "hyp.txt"),
             "--compare", f"multi-bleu.perl:path={script}"]
-    # 0.3 s of CPU: the wall-clock bound (10 times that) stops the sleeping parent
-    args, env = _opt_in(args, _env(BLEU_COMPAT_PERL_TIMEOUT="0.3"))
+    # 1 s of CPU: the wall-clock bound (10 times that) stops the sleeping parent, and leaves a
+    # starved start-up (a CPU hog beside the test) time to print its line
+    args, env = _opt_in(args, _env(BLEU_COMPAT_PERL_TIMEOUT="1"))
     proc = _cli(args, env)
     if parent == "exits":
         assert proc.returncode in (0, 1), proc.stderr  # its line was read: 1 = UNEXPECTED number

@@ -99,8 +99,10 @@ def _discover() -> list[Library]:
     for ep in points:
         if ep.name in KNOWN_IMPLEMENTATIONS:
             continue
-        dist = getattr(ep, "dist", None)
-        origin = f"{dist.metadata['Name']} {dist.version}" if dist is not None else "?"
+        try:
+            origin = f"{ep.dist.metadata['Name']} {ep.dist.version}"
+        except Exception:  # no or unreadable metadata: the entry point still names itself
+            origin = "?"
         try:
             lib = ep.load()
         except Exception as exc:  # left out, and said: a plug-in that fails is never silent
