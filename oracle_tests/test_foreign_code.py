@@ -240,6 +240,43 @@ def test_perl_is_started_so_that_it_execs_no_other_interpreter(tmp_path: Path, m
     assert not marker.exists(), "sh ran the program"
 
 
+@pytest.mark.skipif(not HAS_OPT_IN, reason="the runner of issue 35")
+def test_a_script_run_beside_its_data_is_the_bytes_hashed(tmp_path: Path,
+                                                          allow_unknown_code: None) -> None:
+    """``run_perl(beside=...)`` (tokenizer.perl finds its prefixes from its own place): the
+    program is a private copy of the bytes read once, its ``$RealBin/../share`` is the
+    user's folder, and the user's file changed after the check is not what runs."""
+    from bleu_compat.libraries import perl_runner
+
+    user = tmp_path / "scripts"
+    (user / "tokenizer").mkdir(parents=True)
+    (user / "share").mkdir()
+    (user / "share" / "data.txt").write_text("from share\n", encoding="utf-8")
+    script = user / "tokenizer" / "t.perl"
+    script.write_text("use FindBin qw($RealBin);\n"
+                      "open(my $f, '<', \"$RealBin/../share/data.txt\") or die 'no share';\n"
+                      "print scalar(<$f>); print \"first\\n\";\n", encoding="utf-8")
+    run = perl_runner.run_perl(script, [], cwd=tmp_path, timeout=5,
+                               beside={"share": user / "share"})
+    assert (run.status, run.stdout) == (0, "from share\nfirst\n"), run.stderr
+    marker = tmp_path / "SECOND-RAN"
+    real_load = perl_runner.load_script
+
+    def swapped_after_the_check(path):  # the file changes right after it was read and hashed
+        loaded = real_load(path)
+        script.write_text(f"open(my $m, '>', '{marker}'); print \"second\\n\";\n",
+                          encoding="utf-8")
+        return loaded
+
+    perl_runner.load_script, saved = swapped_after_the_check, perl_runner.load_script
+    try:
+        again = perl_runner.run_perl(script, [], cwd=tmp_path, timeout=5,
+                                     beside={"share": user / "share"})
+    finally:
+        perl_runner.load_script = saved
+    assert again.stdout == "from share\nfirst\n" and not marker.exists()
+
+
 def test_proc_files_are_refused_without_quoting_them(small: Path) -> None:
     """``path=/proc/self/environ``: refused as no script file; no byte of the environment in
     the message (perl's error quoted them)."""

@@ -390,8 +390,16 @@ def test_a_tokenizer_perl_that_differs_is_unexpected(small, tmp_path):
     (fake / "tokenizer.perl").write_text(
         "binmode(STDIN, ':utf8'); binmode(STDOUT, ':utf8');\n"
         "while (<STDIN>) { print lc($_); }\n", encoding="utf-8")
+    # an unknown tokenizer.perl runs only with both opt-ins (issue 35): without them it is
+    # not run, and the output says the tokens were not checked and why
+    refused = _cli("score", str(ref), "-i", str(hyp), "-l", "en-de", "--compare",
+                   "sacrebleu:tok=moses", env={"BLEU_COMPAT_MOSES_SCRIPTS": str(fake)})
+    assert refused.returncode == 0, refused.stderr
+    assert "not checked against the real tokenizer.perl" in refused.stdout
+    assert "--allow-unknown-code" in refused.stdout
     run = _cli("score", str(ref), "-i", str(hyp), "-l", "en-de", "--compare",
-               "sacrebleu:tok=moses", env={"BLEU_COMPAT_MOSES_SCRIPTS": str(fake)})
+               "sacrebleu:tok=moses", "--allow-unknown-code",
+               env={"BLEU_COMPAT_MOSES_SCRIPTS": str(fake), "BLEU_COMPAT_ALLOW_UNKNOWN_CODE": "1"})
     assert run.returncode == 1, run.stderr
     assert "UNEXPECTED tokenizer.perl unknown-" in run.stdout
     assert "on line 1 of" in run.stdout and "differs (UNEXPECTED, below)" in run.stdout

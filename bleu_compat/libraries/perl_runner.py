@@ -41,6 +41,7 @@ import re
 import shutil
 import signal
 import subprocess
+import tempfile
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -218,6 +219,11 @@ def known_script(sha: str) -> str | None:
         rel = family.entries().by_sha256(sha)
         if rel is not None:
             return f"{family.filename} {rel.label}"
+    # tokenizer.perl, the judge of our moses tokenization: the release our rules follow
+    from bleu_compat.tokenizers.moses import MOSES_COMMIT, TOKENIZER_PERL_SHA256
+
+    if sha == TOKENIZER_PERL_SHA256:
+        return f"tokenizer.perl mosesdecoder {MOSES_COMMIT[:8]}"
     return None
 
 
@@ -251,8 +257,8 @@ def load_script(script: str | Path) -> tuple[bytes, str]:
     sha = sha256_hex(data)
     if known_script(sha) is None:
         refuse_unknown(f"the Perl script {script}", sha,
-                       "the releases of multi-bleu.perl, multi-bleu-detok.perl, mteval-v13a.pl "
-                       "and mteval-v14.pl bleu-compat knows")
+                       "the releases of multi-bleu.perl, multi-bleu-detok.perl, mteval-v13a.pl, "
+                       "mteval-v14.pl and tokenizer.perl bleu-compat knows")
     other = foreign_interpreter(data)
     if other is not None:
         raise ScriptError(f"{script}: its first line names another interpreter ({other}), which "
@@ -272,9 +278,9 @@ def _kill_group(proc: subprocess.Popen) -> None:  # type: ignore[type-arg]
 
 
 def _collect(proc: subprocess.Popen, program: bytes, program_fd: int, wall: float,  # type: ignore[type-arg]
-             script: str) -> tuple[bytes, bytes, str | None]:
-    """Feed the program to perl and read its two outputs until it ends, each output capped at
-    :data:`MAX_OUTPUT`, everything within ``wall`` seconds; the process group is killed when
+             script: str, max_output: int = MAX_OUTPUT) -> tuple[bytes, bytes, str | None]:
+    """Feed the program to perl (``program_fd`` -1: it reads it from a file) and read its two
+    outputs until it ends, each output capped at ``max_output``, everything within ``wall`` seconds; the process group is killed when
     perl has ended (what it left behind), at the bound, or past a cap. Returns ``(stdout,
     stderr, why stopped or None)``; never waits for an end of file that a process left
     behind would withhold."""
@@ -287,7 +293,8 @@ def _collect(proc: subprocess.Popen, program: bytes, program_fd: int, wall: floa
     for fd in open_fds:
         os.set_blocking(fd, False)
     to_write = memoryview(program)
-    os.set_blocking(program_fd, False)
+    if program_fd >= 0:
+        os.set_blocking(program_fd, False)
     writing = program_fd
     deadline = time.monotonic() + wall
     ended_at: float | None = None
@@ -329,7 +336,7 @@ def _collect(proc: subprocess.Popen, program: bytes, program_fd: int, wall: floa
                     open_fds.discard(fd)
                     continue
                 outputs[fd] += chunk
-                if len(outputs[fd]) > MAX_OUTPUT:
+                if len(outputs[fd]) > max_output:
                     stopped = names[fd]
                     break
             if stopped:
@@ -347,7 +354,8 @@ def _collect(proc: subprocess.Popen, program: bytes, program_fd: int, wall: floa
 
 
 def run_perl(script: str | Path, args: Sequence[str], *, cwd: str | Path,
-             stdin: str | Path | None = None, timeout: float | None = None) -> PerlRun:
+             stdin: str | Path | None = None, timeout: float | None = None,
+             beside: dict[str, Path] | None = None, max_output: int = MAX_OUTPUT) -> PerlRun:
     """``perl SCRIPT ARGS...`` in ``cwd`` (a list of arguments: no shell), standard input
     from the file ``stdin``, stopped after ``timeout`` seconds of its own CPU time
     (default :data:`TIMEOUT`), or :data:`WALL_FACTOR` times that of wall-clock time.
@@ -359,6 +367,14 @@ def run_perl(script: str | Path, args: Sequence[str], *, cwd: str | Path,
     allow-listed environment (:func:`child_environment`), limited to :data:`MEMORY_LIMIT`
     bytes of address space; its outputs are capped at :data:`MAX_OUTPUT` bytes each; the
     whole process group is killed when perl ends, at the bound, or past a cap.
+
+    ``beside``: for a script that finds its data next to itself (Perl's ``FindBin``:
+    tokenizer.perl reads ``$RealBin/../share/nonbreaking_prefixes``), which a program read
+    from a pipe cannot do. The verified bytes are then written to ``bin/<name>`` in a private
+    temporary directory (mode 0700, ours), each key of ``beside`` is a symbolic link there to
+    its value (data, not code: ``{"share": .../scripts/share}``), and perl runs that file: still
+    the bytes that were hashed, in a file nobody else can write. ``max_output``: the cap on each
+    output, in bytes (a tokenizer prints its input again: the caller sizes it).
 
     Raises:
         ScriptError: no ``perl`` on PATH; the file is not a script file; the run used up its
@@ -380,23 +396,48 @@ def run_perl(script: str | Path, args: Sequence[str], *, cwd: str | Path,
                           "MiB from 64 to 1048576")
     program, _ = load_script(script)
     cpu = max(1, math.ceil(limit))
+    if beside is not None:
+        with tempfile.TemporaryDirectory(prefix="bleu-compat-script-") as home:
+            os.chmod(home, 0o700)
+            os.mkdir(os.path.join(home, "bin"), 0o700)
+            copy = os.path.join(home, "bin", Path(script).name)
+            fd = os.open(copy, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o500)
+            with os.fdopen(fd, "wb") as f:
+                f.write(program)
+            for name, target in beside.items():
+                os.symlink(os.path.realpath(target), os.path.join(home, Path(name).name))
+            return _run(perl, script, [ARGV0, copy, *args], b"", -1, -1, cwd, stdin, cpu, limit,
+                        memory, max_output)
     read_end, write_end = os.pipe()
+    return _run(perl, script, [ARGV0, f"/dev/fd/{read_end}", *args], program, read_end,
+                write_end, cwd, stdin, cpu, limit, memory, max_output)
+
+
+def _run(perl: str, script: str | Path, argv: list[str], program: bytes, read_end: int,
+         write_end: int, cwd: str | Path, stdin: str | Path | None, cpu: int, limit: float,
+         memory: int, max_output: int) -> PerlRun:
+    """:func:`run_perl`'s process: started, bounded, read; ``read_end``/``write_end`` the
+    program's pipe (-1, -1 when perl reads the program from a file)."""
     try:
         with open(stdin, "rb") if stdin is not None else open(os.devnull, "rb") as fin:
-            proc = subprocess.Popen([ARGV0, f"/dev/fd/{read_end}", *args], executable=perl,
+            proc = subprocess.Popen(argv, executable=perl,
                                     stdin=fin, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                                    cwd=str(cwd), env=child_environment(), pass_fds=(read_end,),
+                                    cwd=str(cwd), env=child_environment(),
+                                    pass_fds=(read_end,) if read_end >= 0 else (),
                                     close_fds=True, start_new_session=True)
     except OSError as exc:
-        os.close(write_end)
+        if write_end >= 0:
+            os.close(write_end)
         raise ScriptError(f"{script}: cannot run perl on it: {exc.strerror or exc}") from None
     finally:
-        os.close(read_end)
+        if read_end >= 0:
+            os.close(read_end)
     # Limits first, the program second: perl runs nothing of the script before reading it.
     cpu_limited = _limit(proc.pid, cpu, memory)
     wall = limit * WALL_FACTOR if cpu_limited else limit
     try:
-        raw_out, raw_err, stopped = _collect(proc, program, write_end, wall, str(script))
+        raw_out, raw_err, stopped = _collect(proc, program, write_end, wall, str(script),
+                                             max_output)
     except BaseException:
         _kill_group(proc)
         raise
@@ -410,7 +451,7 @@ def run_perl(script: str | Path, args: Sequence[str], *, cwd: str | Path,
                           + ": stopped with every process it started (BLEU_COMPAT_PERL_TIMEOUT "
                           "sets the limit)")
     if stopped is not None:
-        raise ScriptError(f"{script}: printed more than {MAX_OUTPUT} bytes on its {stopped}: "
+        raise ScriptError(f"{script}: printed more than {max_output} bytes on its {stopped}: "
                           "stopped (a BLEU script prints a few hundred bytes)")
     if cpu_limited and proc.returncode in (-signal.SIGXCPU, -signal.SIGKILL):
         raise ScriptError(f"{script}: still running after {cpu} s of CPU time: stopped "
@@ -430,6 +471,6 @@ def run_perl(script: str | Path, args: Sequence[str], *, cwd: str | Path,
     if status != 0 and re.search(r"(syntax error|Execution of .* aborted due to "
                                  r"compilation errors|BEGIN not safe)", err):
         first = next((line for line in err.splitlines() if line.strip()), "")
-        first = first.replace(f"/dev/fd/{read_end}", str(script))
+        first = first.replace(argv[1], str(script))
         raise ScriptError(f"{script}: perl cannot compile it: {first.strip()[:300]}")
     return PerlRun(status, out, err)

@@ -80,7 +80,13 @@ def run_lines(path: str | Path, lines: Sequence[str], name: str) -> list[str]:
         source = os.path.join(d, "in.txt")
         with open(source, "w", encoding="utf-8", newline="\n") as f:
             f.write("".join(line + "\n" for line in lines))
-        result = run_perl(path, args, cwd=d, stdin=source)
+        # tokenizer.perl finds its prefixes from its own place ($RealBin/../share): it runs
+        # from a private copy of the verified bytes, beside a link to the user's share folder;
+        # it prints its input again (escaped, spaced): the cap follows the input's size
+        size = os.path.getsize(source)
+        result = run_perl(path, args, cwd=d, stdin=source,
+                          beside={"share": Path(path).resolve().parent.parent / "share"},
+                          max_output=max(1 << 20, 4 * size + (1 << 16)))
     if result.status != 0:
         first = next((x for x in result.stderr.splitlines() if x.strip()), "")
         raise ScriptError(f"{path}: exit status {result.status}: {first[:200]}")
