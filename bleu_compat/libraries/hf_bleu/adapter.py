@@ -2,7 +2,10 @@
 
 The module is the one ``evaluate.load("bleu")`` left in the Hugging Face modules
 cache (:mod:`bleu_compat.libraries.hf_bleu.cache`): its own ``nmt_bleu.compute_bleu``
-and ``tokenizer_13a.Tokenizer13a`` run, behind ``bleu.py``'s ``_compute`` glue.
+and ``tokenizer_13a.Tokenizer13a`` run, behind ``bleu.py``'s ``_compute`` glue, in a child
+process bounded in time, memory and output (:mod:`bleu_compat.libraries.hf_bleu.process`):
+a call stopped at a bound is a ``ModuleRunError`` (the library's error on a card request,
+exit 2 on the command line); what the module raises arrives as its own type and message.
 
 Modes (SPEC.md §7):
 
@@ -41,7 +44,8 @@ def run(mode: str, tool_id: str, request: dict[str, Any]) -> AdapterResult:
 
     Raises:
         ValueError: unknown mode or tool.
-        OracleUnavailableError: no cached module.
+        OracleUnavailableError: no cached module (``UnknownCodeError``: no known release and no
+            opt-in).
     """
     handlers = {
         "bleu-corpus-compute": _corpus,
@@ -102,10 +106,10 @@ def recover_matches(precisions: Sequence[float], tokens: Sequence[Sequence[str]]
 def _corpus(mode: str, request: dict[str, Any], raw: dict[str, Any]) -> dict[str, Any]:
     from bleu_compat.libraries.hf_bleu import cache
 
-    _, default_tokenizer, module = cache.load()
+    module = cache.checked()
     max_order = request.get("max_order", 4)
     decimals = request.get("decimals")
-    tokenizer: Callable[[str], list[str]]
+    tokenizer: Callable[[str], list[str]] | None
     if mode == "mapped":
         preds, refs, distinct = surrogates(request["hypotheses"], request["references"])
         tokenizer = str.split
@@ -113,12 +117,12 @@ def _corpus(mode: str, request: dict[str, Any], raw: dict[str, Any]) -> dict[str
     else:
         preds = [" ".join(h) for h in request["hypotheses"]]
         refs = [[" ".join(r) for r in seg] for seg in request["references"]]
-        tokenizer = default_tokenizer
+        tokenizer = None  # the module's own Tokenizer13a, in its process
     raw["module"] = str(module.folder)
-    result = cache.compute(preds, refs, tokenizer=tokenizer, max_order=max_order)
+    result, tokens = cache.compute_with_tokens(preds, refs, tokenizer=tokenizer, max_order=max_order)
     raw.update({k: v for k, v in result.items() if k != "precisions"})  # finite: c, r > 0 here
     raw["precisions"] = list(result["precisions"])
-    matches, totals = recover_matches(result["precisions"], [tokenizer(p) for p in preds], max_order)
+    matches, totals = recover_matches(result["precisions"], tokens, max_order)
     return {
         "bleu": _round(result["bleu"], decimals),
         "brevity_penalty": _round(result["brevity_penalty"], decimals),
@@ -213,15 +217,17 @@ def score_lines(cfg: Any, hyp_lines: Sequence[str], ref_lines: Sequence[Sequence
     max_order=N, smooth=(smooth=add-one))``.
 
     Raises:
-        OracleUnavailableError: no cached module.
+        OracleUnavailableError: no cached module; ``ModuleRunError``: its process was stopped at
+            a bound (time, memory, output) or ended.
         ValueError: the module raised (e.g. ``ZeroDivisionError`` on an empty system output).
     """
     from bleu_compat.libraries.hf_bleu import cache
+    from bleu_compat.libraries.hf_bleu.process import ModuleException
 
     try:
         result = cache.compute(list(hyp_lines), [list(refs) for refs in zip(*ref_lines)],
                                tokenizer=tokenizer_for(cfg.tokenize), max_order=cfg.max_order,
                                smooth=cfg.smoothing == "add-one")
-    except (ArithmeticError, IndexError, TypeError) as exc:
+    except (ArithmeticError, IndexError, TypeError, ModuleException) as exc:
         raise ValueError(f"{cfg.name}: HF evaluate's bleu raised {type(exc).__name__}: {exc}") from exc
     return float(result["bleu"])

@@ -18,8 +18,9 @@ this cache there is no HF ``bleu`` to run.
 ``tokenizer_13a.py`` (``Tokenizer13a``) from that folder under private names, when
 the three files are a known release (:data:`KNOWN`), or with the user's opt-in to
 unknown code (:mod:`bleu_compat.foreign`: a module planted in a restored cache is
-refused, not run); the bytes run are the bytes hashed;
-they need only the standard library. ``bleu.py`` itself imports ``evaluate``
+refused, not run); the bytes run are the bytes hashed; they run in a child process
+bounded in time, memory and output (:mod:`bleu_compat.libraries.hf_bleu.process`),
+never in bleu-compat's own; they need only the standard library. ``bleu.py`` itself imports ``evaluate``
 and ``datasets`` and is only read (its SHA-256 names the release): its
 ``Bleu._compute``, eight lines of glue, is :func:`compute` here.
 
@@ -31,14 +32,13 @@ The release (:func:`version`) is named by the SHA-256 of the three files:
 from __future__ import annotations
 
 import hashlib
-import types
 import os
-import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Sequence
 
-__all__ = ["modules_cache", "find", "version", "load", "compute", "KNOWN", "CachedModule"]
+__all__ = ["modules_cache", "find", "version", "checked", "load", "compute", "compute_with_tokens",
+           "KNOWN", "CachedModule", "ModuleFunction", "ModuleTokenizer"]
 
 #: the module's folder under the dynamic modules cache
 MODULE_DIR = ("evaluate_modules", "metrics", "evaluate-metric--bleu")
@@ -125,15 +125,56 @@ def version() -> str:
     return found.version
 
 
-_loaded: dict[tuple[Path, tuple[str, str, str]], tuple[Any, Any]] = {}
+class ModuleFunction:
+    """The module's ``compute_bleu``, called in its child process
+    (:func:`bleu_compat.libraries.hf_bleu.process.call`): the arguments and the result cross
+    exactly (None, bool, int, float, str, list, tuple, dict)."""
+
+    def __init__(self, module: CachedModule) -> None:
+        self.module = module
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        from bleu_compat.libraries.hf_bleu import process
+
+        return process.call(self.module, "call", args=_to_wire(args), kwargs=_to_wire(kwargs))
+
+    def __repr__(self) -> str:
+        return f"<compute_bleu of {self.module.folder}, in its own process>"
 
 
-def load() -> tuple[Callable[..., Any], Callable[[str], list[str]], CachedModule]:
-    """``(compute_bleu, Tokenizer13a(), module)`` from the cached module's own files.
+class ModuleTokenizer:
+    """The module's ``Tokenizer13a()``, called in its child process: ``tokenizer(line)`` or,
+    in one exchange, ``tokenizer.many(lines)``."""
 
-    Only a known release (:data:`KNOWN`) is run, unless the user opted in to unknown code
-    (:mod:`bleu_compat.foreign`); what runs is the bytes hashed (compiled from memory, the
-    files never opened again).
+    def __init__(self, module: CachedModule) -> None:
+        self.module = module
+
+    def __call__(self, line: str) -> list[str]:
+        return self.many([line])[0]
+
+    def many(self, lines: Sequence[str]) -> list[list[str]]:
+        """The tokens of each of ``lines`` (a list per line)."""
+        from bleu_compat.libraries.hf_bleu import process
+
+        return process.call(self.module, "tokenize", lines=_to_wire(list(lines)))  # type: ignore[no-any-return]
+
+    def __repr__(self) -> str:
+        return f"<Tokenizer13a of {self.module.folder}, in its own process>"
+
+
+def _to_wire(value: Any) -> Any:
+    from bleu_compat.libraries.hf_bleu._child import Unsendable, to_wire
+
+    try:
+        return to_wire(value)
+    except Unsendable as exc:
+        raise TypeError(f"a {exc} cannot be sent to the HF evaluate bleu module's process (None, "
+                        "bool, int, float, str, list, tuple and dict can)") from None
+
+
+def checked() -> CachedModule:
+    """The cached module (:func:`find`), when it may run: a known release (:data:`KNOWN`), or
+    the user opted in to unknown code (:mod:`bleu_compat.foreign`).
 
     Raises:
         OracleUnavailableError: no cached module; a file of it cannot be read.
@@ -152,20 +193,28 @@ def load() -> tuple[Callable[..., Any], Callable[[str], list[str]], CachedModule
         refuse_unknown(f"the HF evaluate bleu module cached in {found.folder} "
                        f"({', '.join(FILES)})", hashlib.sha256("".join(found.digests).encode()).hexdigest(),
                        f"the {len(KNOWN)} known releases ({', '.join(sorted(KNOWN.values()))})")
-    key = (found.folder, found.digests)
-    if key not in _loaded:
-        tag = "_bleu_compat_hf_bleu_" + found.digests[1][:8] + found.digests[2][:8]
-        modules = []
-        for name, source in zip(("nmt_bleu", "tokenizer_13a"), found.sources[1:]):
-            filename = str(found.folder / f"{name}.py")
-            module = types.ModuleType(f"{tag}_{name}")
-            module.__file__ = filename
-            sys.modules[module.__name__] = module
-            exec(compile(source, filename, "exec"), module.__dict__)
-            modules.append(module)
-        _loaded[key] = (modules[0].compute_bleu, modules[1].Tokenizer13a())
-    compute_bleu, tokenizer = _loaded[key]
-    return compute_bleu, tokenizer, found
+    return found
+
+
+def load() -> tuple[ModuleFunction, ModuleTokenizer, CachedModule]:
+    """``(compute_bleu, Tokenizer13a(), module)`` from the cached module's own files, run in a
+    child process (:mod:`bleu_compat.libraries.hf_bleu.process`), loaded there now.
+
+    Only a known release (:data:`KNOWN`) is run, unless the user opted in to unknown code
+    (:mod:`bleu_compat.foreign`); what runs is the bytes hashed (sent to the child, which
+    compiles them and answers with their digests; the files are never opened again).
+
+    Raises:
+        OracleUnavailableError: no cached module; a file of it cannot be read.
+        UnknownCodeError: the module is no known release and the opt-in is not complete.
+        ModuleRunError: its process could not start, or was stopped at a bound while loading.
+        Exception: what the module's code raised while loading.
+    """
+    from bleu_compat.libraries.hf_bleu import process
+
+    found = checked()
+    process.call(found, "tokenize", lines=[])  # started and loaded (the module's code ran)
+    return ModuleFunction(found), ModuleTokenizer(found), found
 
 
 def compute(predictions: Sequence[str], references: Sequence[Any],
@@ -175,16 +224,57 @@ def compute(predictions: Sequence[str], references: Sequence[Any],
 
     The glue of ``bleu.py``'s ``Bleu._compute`` (a list of strings as references is one
     reference per prediction; ``tokenizer`` applied to every string, by default the
-    module's ``Tokenizer13a``), then the module's own ``compute_bleu``; the result dict
-    has ``_compute``'s keys. A library exception propagates.
+    module's ``Tokenizer13a``), then the module's own ``compute_bleu``, in the module's child
+    process (:mod:`bleu_compat.libraries.hf_bleu.process`; a ``tokenizer`` given here runs in
+    this process, the module's own there); the result dict has ``_compute``'s keys, its values
+    exactly the module's. A library exception propagates as its own type and message
+    (``ZeroDivisionError: float division by zero``).
+
+    Raises:
+        OracleUnavailableError: no cached module; a file of it cannot be read.
+        UnknownCodeError: the module is no known release and the opt-in is not complete.
+        ModuleRunError: its process was stopped at a bound (time, memory, output) or ended.
     """
-    compute_bleu, default_tokenizer, _ = load()
-    tok = default_tokenizer if tokenizer is None else tokenizer
+    return _compute(predictions, references, tokenizer, max_order, smooth, False)[0]
+
+
+def compute_with_tokens(predictions: Sequence[str], references: Sequence[Any],
+                        tokenizer: Callable[[str], list[str]] | None = None, max_order: int = 4,
+                        smooth: bool = False) -> tuple[dict[str, Any], list[list[str]]]:
+    """:func:`compute`'s dict and the predictions' tokens as the tokenizer gave them (one
+    exchange with the module's process).
+
+    Raises:
+        As :func:`compute`.
+    """
+    return _compute(predictions, references, tokenizer, max_order, smooth, True)
+
+
+def _compute(predictions: Sequence[str], references: Sequence[Any],
+             tokenizer: Callable[[str], list[str]] | None, max_order: int, smooth: bool,
+             tokens: bool) -> tuple[dict[str, Any], list[list[str]]]:
+    from bleu_compat.libraries.hf_bleu import process
+
+    found = checked()
+    if isinstance(tokenizer, ModuleTokenizer):  # the module's own: run where it lives
+        tokenizer = None
     if isinstance(references[0], str):
         references = [[ref] for ref in references]
-    refs = [[tok(r) for r in ref] for ref in references]
-    preds = [tok(p) for p in predictions]
-    bleu, precisions, bp, ratio, translation_length, reference_length = compute_bleu(
-        reference_corpus=refs, translation_corpus=preds, max_order=max_order, smooth=smooth)
-    return {"bleu": bleu, "precisions": precisions, "brevity_penalty": bp, "length_ratio": ratio,
-            "translation_length": translation_length, "reference_length": reference_length}
+    if tokenizer is None:
+        answer = process.call(found, "compute", predictions=_to_wire(list(predictions)),
+                              references=_to_wire([list(ref) for ref in references]),
+                              max_order=_to_wire(max_order), smooth=_to_wire(smooth), tokens=tokens)
+        if not (isinstance(answer, dict) and set(answer) == {"result", "tokens"}):
+            raise process.ModuleRunError(f"the HF evaluate bleu module cached in {found.folder}: "
+                                         "it broke the protocol (an answer of no known kind)")
+        result, preds = answer["result"], answer["tokens"]
+    else:
+        refs = [[tokenizer(r) for r in ref] for ref in references]
+        preds = [tokenizer(p) for p in predictions]
+        result = process.call(found, "call", args=[], kwargs=_to_wire(
+            {"reference_corpus": refs, "translation_corpus": preds, "max_order": max_order,
+             "smooth": smooth}))
+    bleu, precisions, bp, ratio, translation_length, reference_length = result
+    return ({"bleu": bleu, "precisions": precisions, "brevity_penalty": bp, "length_ratio": ratio,
+             "translation_length": translation_length, "reference_length": reference_length},
+            preds)
