@@ -192,9 +192,7 @@ class _Child:
                     f"still running after {self.wall:g} s of wall-clock time (having used less "
                     f"than its {self.cpu} s of CPU time): stopped with every process it started "
                     f"({TIMEOUT_ENV} sets the limit)"))
-            watched = [self._resp_r] + ([self._out_r] if self._out_r >= 0 else [])
-            readable, writable, _ = select.select(watched, [self._req_w] if to_send else [], [],
-                                                  min(1.0, deadline - now))
+            readable, writable = self._wait(bool(to_send), min(1.0, deadline - now))
             if writable:
                 try:
                     sent = os.write(self._req_w, to_send[:1 << 20])
@@ -237,6 +235,24 @@ class _Child:
             except (ValueError, RecursionError):
                 raise _Stopped(self._stop("it broke the protocol (an answer that is not JSON): "
                                           "stopped")) from None
+
+    def _wait(self, sending: bool, seconds: float) -> tuple[set[int], bool]:
+        """The pipes ready to read (answers, output; a closed one counts) and whether the
+        request pipe takes more, within ``seconds`` (poll: any descriptor number, where select
+        stops at 1024: a server with many connections)."""
+        poller = select.poll()
+        poller.register(self._resp_r, select.POLLIN)
+        if self._out_r >= 0:
+            poller.register(self._out_r, select.POLLIN)
+        if sending:
+            poller.register(self._req_w, select.POLLOUT)
+        readable, writable = set(), False
+        for fd, event in poller.poll(max(0, int(seconds * 1000))):
+            if fd == self._req_w:
+                writable = True
+            else:
+                readable.add(fd)
+        return readable, writable
 
     @staticmethod
     def _read(fd: int) -> bytes | None:
