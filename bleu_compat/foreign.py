@@ -17,8 +17,10 @@ What is run is what was hashed: :func:`read_once` reads the file once (a
 regular file, at most ``max_bytes``, refused when it lives in ``/proc`` or
 ``/sys`` or its size is not what it reads), the digest is taken of those bytes
 and those same bytes are executed (the Perl runner writes them into perl's
-program pipe, the HF loader compiles them from memory); the file is never
-opened again, so a file swapped after the check is not what runs.
+program pipe, the HF loader sends them to the module's own process, which
+compiles them: :mod:`bleu_compat.libraries.hf_bleu.process`); the file is never
+opened again, so a file swapped after the check is not what runs. Either runs
+in a child process bounded in time, memory and output.
 
 A user's ``--impl`` is not foreign in this sense: the user named it on the
 command line; it runs in a child process of its own (:mod:`bleu_compat.isolation`).
