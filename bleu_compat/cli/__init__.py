@@ -36,6 +36,11 @@ COMMANDS = (
         "corpus BLEU of one or more systems (sacreBLEU's command line; optionally beside "
         "other BLEU implementations)",
     ),
+    (
+        "card-score", "bleu_compat.cli.score",
+        "the card's corpus BLEU of HYP against REF [REF ...] (hypothesis first; tokens split on "
+        "whitespace, no smoothing, multi-bleu.perl's line)",
+    ),
     ("identify", "bleu_compat.cli.identify", "which configurations produce a given BLEU number"),
     ("serve", "bleu_compat.cli.serve", "serve the tools over HTTP (uvicorn)"),
     (

@@ -1,11 +1,11 @@
-"""Command ``score``: corpus BLEU of one or more systems, optionally beside sacreBLEU and NLTK.
+"""Commands ``score`` and ``card-score``: corpus BLEU of one or more systems.
 
-Two calling conventions:
-
-* ``bleu-compat score HYP REF [REF ...]`` — one system (the original form);
-  by default prints multi-bleu.perl's one-line summary;
-* ``bleu-compat score REF [REF ...] -i SYS [SYS ...]`` — sacreBLEU's
-  convention, several systems at once; by default prints a table.
+* ``bleu-compat score REF [REF ...] -i SYS [SYS ...]`` (or ``< SYS``) —
+  sacreBLEU's command line, with its meaning for every command line it
+  accepts: positional files are references; by default its JSON, its bytes;
+* ``bleu-compat card-score HYP REF [REF ...]`` — the card's form, hypothesis
+  first (``score HYP REF`` before issue 34); by default prints multi-bleu.perl's
+  one-line summary.
 
 ``--compare`` adds, per system, sacreBLEU's and NLTK's values on the same
 tokens (as users call them) and the catalog entries that explain every
@@ -23,7 +23,9 @@ The parts, one module each:
 * :mod:`.compare_render` — ``--compare`` as text or Markdown;
 * :mod:`.segments` — the ``--segments`` writer;
 * :mod:`.progress` — the delayed spinner on standard error;
-* :mod:`.cluster` — ``--cluster``: sharded corpora on Dask (issue 16).
+* :mod:`.cluster` — ``--cluster``: sharded corpora on Dask (issue 16);
+* :mod:`.sacrebleu_input` — sacreBLEU's reading: ``-e``, standard input's columns, ``-nr``;
+* :mod:`.significance` — ``-ci``, ``--paired-bs``, ``--paired-ar`` (numpy, imported then only).
 """
 
 from __future__ import annotations
@@ -40,5 +42,6 @@ __all__ = ["register", "summary_line", "result_json", "cmd_score", "signature"]
 
 
 def register(subparsers: Any) -> None:
-    """Add the ``score`` command to the top-level sub-parsers."""
+    """Add the ``score`` and ``card-score`` commands to the top-level sub-parsers."""
     build(subparsers).set_defaults(func=cmd_score)
+    build(subparsers, "card-score").set_defaults(func=cmd_score)

@@ -44,7 +44,7 @@ from bleu_compat.cli.score.inputs import (
     Spool,
     keep_freed_memory,
     lowercase_block,
-    open_input,
+    open_reader,
     size_of,
 )
 from bleu_compat.cli.score.json_output import compare_json, result_json, system_json
@@ -86,6 +86,13 @@ def cmd_score(args: argparse.Namespace) -> int:
     args.max_order_given = getattr(args, "max_order", None) is not None
     if not args.max_order_given:
         args.max_order = 4
+    from bleu_compat.cli.score import arguments
+
+    card = bool(getattr(args, "card_form", False))
+    arguments.PROG = "bleu-compat card-score" if card else "bleu-compat score"
+    if getattr(args, "cluster", None) is not None and not card:
+        return fail("--cluster scores the card's form, hypothesis first: bleu-compat card-score "
+                    "--cluster ADDRESS HYP REF [REF ...]")
     if getattr(args, "cluster", None) is not None:  # issue 16
         from bleu_compat.cli.crosscheck import cluster_problem
         from bleu_compat.cli.score.cluster import cmd_score_cluster
@@ -119,7 +126,14 @@ def cmd_score(args: argparse.Namespace) -> int:
         sys.stdout.flush()  # a write error on standard output is reported here, not at exit
         return status
     except (CorpusReadError, InputError, _Refusal) as exc:
-        return fail(str(exc))
+        message = str(exc)
+        if (plan.stdin_implicit and len(plan.ref_paths) > 1 and isinstance(exc, CorpusReadError)
+                and ("line counts differ" in message or message.startswith("-:"))):
+            # sacreBLEU's `REF1 REF2 < SYS`; said for whoever meant the former `score HYP REF`
+            message += ("; with no -i every file is a reference and the system is standard "
+                        "input, as in sacreBLEU (bleu-compat's former `score HYP REF` is now "
+                        "`bleu-compat card-score HYP REF`)")
+        return fail(message)
     except OSError as exc:
         if exc.filename is None and exc.errno is not None:  # standard output (e.g. /dev/full)
             _discard_stdout()
@@ -163,10 +177,25 @@ class _Plan:
     script_sample: list[bytearray] = field(default_factory=list)
     #: how the run computes what the outputs cannot say (the SentencePiece model file used)
     notes: list[str] = field(default_factory=list)
+    #: the system is standard input because no -i was given (sacreBLEU's reading of it:
+    #: universal newlines, one system per tab-separated column)
+    stdin_implicit: bool = False
+    #: -nr N: the one reference file holds N tab-separated references per line
+    num_refs: int = 1
+    #: -e ENC when it is not UTF-8 (inputs are decoded from it), else None
+    encoding: str | None = None
+    #: what is computed: "corpus" (BLEU per system), "sentence" (-sl), "ci" (-ci),
+    #: "bs" (--paired-bs), "ar" (--paired-ar)
+    mode: str = "corpus"
 
     @property
     def sacrebleu_output(self) -> bool:
         return self.sacre and self.fmt in SACREBLEU_FORMATS
+
+    @property
+    def n_refs(self) -> int:
+        """References per segment: one per file, or -nr's count in the one file."""
+        return self.num_refs if self.num_refs > 1 else len(self.ref_paths)
 
 
 def _plan(args: argparse.Namespace) -> _Plan:
@@ -184,46 +213,82 @@ def _plan(args: argparse.Namespace) -> _Plan:
         if getattr(args, "unsupported_" + flags[-1].lstrip("-").replace("-", "_"), None) \
                 not in (None, False):
             raise _Refusal(f"{'/'.join(flags)}: sacreBLEU's option is not supported here: {why}")
-    if args.encoding.lower().replace("_", "-") not in ("utf-8", "utf8"):
-        raise _Refusal(f"-e/--encoding {args.encoding}: inputs are read as UTF-8 only "
-                       "(convert them first, e.g. with iconv)")
+    from bleu_compat.cli.score.sacrebleu_input import encoding_name
+
+    try:
+        encoding: str | None = encoding_name(args.encoding)
+    except LookupError as exc:
+        raise _Refusal(f"-e/--encoding {args.encoding}: {exc}") from None
+    if encoding == "utf-8":
+        encoding = None
+    card = bool(getattr(args, "card_form", False))
+    mode = _mode(args)
     if not args.files:
         swallowed = [c for c in (args.compare or ()) if os.path.exists(c)]
         hint = (f"; --compare [CONFIG ...] took {swallowed[0]!r} as a configuration: put --compare "
                 "after the files") if swallowed else ""
-        raise _Refusal("the following arguments are required: FILE (REF [REF ...] -i SYS "
-                       f"[SYS ...], REF < SYS, or HYP REF [REF ...]){hint}")
+        wanted = "HYP REF [REF ...]" if card else "REF [REF ...] -i SYS [SYS ...], or REF [REF ...] < SYS"
+        raise _Refusal(f"the following arguments are required: FILE ({wanted}){hint}")
     if args.systems is not None and not args.systems:
         raise _Refusal("-i/--input needs at least one system file (-i SYS [SYS ...]; - is "
                        "standard input)")
-    sacre = args.systems is not None or len(args.files) == 1
-    if sacre:
+    stdin_implicit = False
+    if card:
+        if args.systems is not None:
+            raise _Refusal("card-score takes HYP REF [REF ...], the hypothesis first; -i is "
+                           "sacreBLEU's form: bleu-compat score REF [REF ...] -i SYS [SYS ...]")
+        if len(args.files) < 2:
+            raise _Refusal("card-score needs HYP and at least one REF (HYP REF [REF ...], the "
+                           "hypothesis first); sacreBLEU's form is bleu-compat score REF -i SYS")
+        sacre = False
+        system_paths, ref_paths = args.files[:1], args.files[1:]
+    else:
+        sacre = True
         system_paths, ref_paths = list(args.systems or ["-"]), list(args.files)
-        if args.systems is None and sys.stdin is not None and sys.stdin.isatty():
-            raise _Refusal("one file and no -i: it is the reference and the system is read "
-                           "from standard input, which is a terminal; give -i SYS, pipe the "
-                           "system in (score REF < SYS), or give HYP REF")
+        if args.systems is None:
+            stdin_implicit = True
+            if sys.stdin is None or sys.stdin.isatty():
+                raise _Refusal(_terminal_message(len(args.files)))
         seen: set[str] = set()
-        for path in system_paths:
+        unique: list[str] = []
+        for k, path in enumerate(system_paths):
             if path in seen:
+                if mode in ("bs", "ar") and path == system_paths[0]:
+                    # sacreBLEU's paired tests skip a system that is the baseline again
+                    _warn(args, f"{path!r} is the baseline too: ignored as a system, as "
+                          "sacreBLEU ignores it")
+                    continue
                 raise _Refusal(f"{path!r} is given twice as a system (as sacreBLEU, each system "
                                "needs its own file name)")
             seen.add(path)
-    else:
-        system_paths, ref_paths = args.files[:1], args.files[1:]
+            unique.append(path)
+        system_paths = unique
     if [*system_paths, *ref_paths].count("-") > 1:
         raise _Refusal("standard input (-) can be given only once")
+    num_refs = args.num_refs
+    if num_refs != 1:
+        if num_refs < 1:
+            raise _Refusal(f"-nr/--num-refs {num_refs}: give the number of tab-separated "
+                           "references on each line of the reference file, 1 or more")
+        if len(ref_paths) > 1:
+            raise _Refusal("-nr/--num-refs: the tab-separated references are in one file, so "
+                           "give one reference file with it (as sacreBLEU requires)")
     warnings: list[str] = []
     # SPEC.md section 8: sacreBLEU's form tokenizes raw text with 13a; multi-bleu's splits
     tokenize = args.tokenize or ("13a" if sacre else "none")
     target = None
     if args.langpair is not None:
         parts = args.langpair.split("-")
-        if len(parts) != 2 or not all(parts):
+        if len(parts) < 2:  # sacreBLEU takes the target after the first '-'
             raise _Refusal(f"-l/--language-pair {args.langpair!r}: give SRC-TRG, e.g. en-de")
         target = parts[1]
         wanted = _TARGET_TOKENIZER.get(target)
         if args.tokenize is None and wanted is not None and sacre:
+            from bleu_compat.tokenizers import TOKENIZERS
+
+            if wanted not in TOKENIZERS:
+                raise _Refusal(f"-l {args.langpair}: sacreBLEU's default tokenizer for this "
+                               f"target is {wanted}, which is not available here; give -tok")
             tokenize = wanted  # as sacreBLEU's BLEU(trg_lang=...): zh, ja-mecab, ko-mecab
         elif wanted is not None and tokenize != wanted:
             warnings.append(f"-l {args.langpair}: consider the {wanted!r} tokenizer for this "
@@ -288,6 +353,8 @@ def _plan(args: argparse.Namespace) -> _Plan:
             fmt = "bc-json"
         elif fmt in ("text", "latex") and compare:
             fmt = "table"
+        if args.detail and fmt == "json" and not args.json:
+            fmt = "text"  # as sacreBLEU: -d's lines would break the JSON
     else:
         if fmt is None:
             fmt = "card-json" if args.json else "line"
@@ -298,7 +365,9 @@ def _plan(args: argparse.Namespace) -> _Plan:
         elif fmt == "latex":
             raise _Refusal("-f latex is sacreBLEU's table: use its form, REF -i SYS SYS ...")
     plan = _Plan(sacre, system_paths, ref_paths, tokenize, smooth, value, width, fmt, configs,
-                 warnings)
+                 warnings, stdin_implicit=stdin_implicit, num_refs=num_refs, encoding=encoding,
+                 mode=mode)
+    _check_mode(args, plan)
     if configs is not None:
         from bleu_compat.cli.score.compare_options import (
             GivenOptions,
@@ -423,14 +492,178 @@ def _moses_language(resolved: Any, target: str | None, langpair: str | None,
     return replace(resolved, config=replace(cfg, tokenize=name))
 
 
+def _terminal_message(n_files: int) -> str:
+    """The refusal when no -i is given and standard input is a terminal."""
+    files = ("the file is the reference" if n_files == 1 else
+             f"the {n_files} files are references, as in sacreBLEU")
+    old = ("; bleu-compat's former `score HYP REF` (hypothesis first) is now `bleu-compat "
+           "card-score HYP REF`" if n_files > 1 else "")
+    return (f"no -i: {files} and the system is read from standard input, which is a terminal "
+            "here (sacreBLEU would wait for it to be typed); give -i SYS or pipe the system "
+            f"in (score REF [REF ...] < SYS){old}")
+
+
+#: sacreBLEU's sentence-level and statistical options: what each is called in messages
+_MODE_FLAGS = {"sentence": "-sl/--sentence-level", "ci": "-ci/--confidence",
+               "bs": "--paired-bs", "ar": "--paired-ar"}
+
+
+def _mode(args: argparse.Namespace) -> str:
+    """What is computed (:attr:`_Plan.mode`), refusing what sacreBLEU refuses; checks that
+    need the number of systems are :func:`_check_systems`'."""
+    metrics = list(dict.fromkeys(getattr(args, "metrics", None) or ["bleu"]))
+    others = [m for m in metrics if m != "bleu"]
+    if others:
+        raise _Refusal(f"-m/--metrics {' '.join(others)}: bleu-compat computes BLEU only "
+                       "(sacreBLEU's chrF and TER are not reproduced); score them with "
+                       "sacrebleu itself, or give -m bleu")
+    paired = "bs" if args.paired_bs else "ar" if args.paired_ar else None
+    if args.sentence_level and (args.confidence or paired):
+        raise _Refusal("-sl/--sentence-level: statistical tests are unavailable in "
+                       "sentence-level mode (as in sacreBLEU)")
+    if args.sentence_level:
+        return "sentence"
+    if paired:
+        n = args.paired_bs_n if paired == "bs" else args.paired_ar_n
+        flag = "--paired-bs-n" if paired == "bs" else "--paired-ar-n"
+        if n > 1_000_000:  # a bound of ours: sacreBLEU would try, for hours
+            raise _Refusal(f"{flag} {n}: at most 1,000,000 here")
+        if args.paired_jobs < 0:
+            raise _Refusal(f"-j/--paired-jobs {args.paired_jobs}: give 0 (one per system) or "
+                           "more")
+        return paired
+    if args.confidence:
+        if args.confidence_n > 1_000_000:
+            raise _Refusal(f"-cin/--confidence-n {args.confidence_n}: at most 1,000,000 here")
+        return "ci"
+    return "corpus"
+
+
+def _check_mode(args: argparse.Namespace, plan: _Plan) -> None:
+    """The modes and the options of bleu-compat's own that they cannot go with."""
+    if plan.mode == "corpus":
+        return
+    flag = _MODE_FLAGS[plan.mode]
+    if not plan.sacre:
+        raise _Refusal(f"{flag} is sacreBLEU's: give its form, bleu-compat score REF -i SYS")
+    if plan.configs is not None:
+        raise _Refusal(f"{flag} prints sacreBLEU's output; --compare is bleu-compat's: give "
+                       "one or the other")
+    if not plan.sacrebleu_output:
+        raise _Refusal(f"{flag} prints sacreBLEU's output: -f json, text or latex (not "
+                       f"{'--json' if args.json else '-f ' + str(args.format)})")
+    if plan.mode in ("ci", "bs", "ar"):
+        from bleu_compat.cli.score.significance import SeedError, seed_setting
+
+        try:
+            seed_setting()
+        except SeedError as exc:
+            raise _Refusal(str(exc)) from None
+    if not plan.stdin_implicit:  # standard input's columns are counted when it is opened
+        _check_systems(plan, len(plan.system_paths))
+
+
+def _check_systems(plan: _Plan, n_systems: int) -> None:
+    """sacreBLEU's refusals that depend on how many systems there are."""
+    if plan.mode == "sentence" and n_systems > 1:
+        raise _Refusal("-sl/--sentence-level: only one system can be evaluated in "
+                       "sentence-level mode (as in sacreBLEU)")
+    if plan.mode in ("bs", "ar") and n_systems == 1:
+        raise _Refusal(f"{_MODE_FLAGS[plan.mode]}: paired tests require multiple input systems "
+                       "given to --input (-i): the first is the baseline")
+    if plan.mode == "ci" and n_systems > 1:
+        raise _Refusal("-ci/--confidence: use paired tests (--paired-bs or --paired-ar) for "
+                       "multiple systems (as sacreBLEU)")
+
+
 def _warn(args: argparse.Namespace, message: str) -> None:
     if not args.quiet:
         print(f"{PROG}: warning: {message}", file=sys.stderr)
 
 
+def _open_inputs(plan: _Plan, paths: list[str]) -> tuple[list[Any], list[Any]]:
+    """Open ``paths`` (what to read for ``plan.ref_paths + plan.system_paths``) as
+    sacreBLEU reads them: one LineStream per reference and per system (-nr's file gives
+    N, standard input without -i one per tab-separated column), and the objects to close.
+
+    With no -i, the system names become sacreBLEU's for standard input when it holds
+    several columns (``System 1``, ...), and the checks that depend on the number of
+    systems run (:func:`_check_systems`).
+
+    Raises:
+        InputError, CorpusReadError, _Refusal: an input cannot be opened or read.
+    """
+    from bleu_compat.cli.score.sacrebleu_input import (
+        TabColumns,
+        Transcoded,
+        UniversalNewlines,
+        first_fields,
+    )
+    from bleu_compat.corpus_io import LineStream
+
+    names = [*plan.ref_paths, *plan.system_paths]
+    n_files = len(plan.ref_paths)
+    streams: list[Any] = []
+    closers: list[Any] = []
+    try:
+        for k, (name, path) in enumerate(zip(names, paths)):
+            reader, closing = open_reader(path)
+            closers.append(closing)
+            if plan.encoding is not None:
+                reader = Transcoded(name, reader, plan.encoding)
+            if plan.stdin_implicit and k >= n_files:
+                source = LineStream(name, UniversalNewlines(reader))
+                head, columns = first_fields(source)
+                if head == b"":
+                    plan.warnings.append("standard input is empty: read as one empty line, as "
+                                         "sacreBLEU reads it")
+
+                def mismatch(line: int, found: int, expected: int = columns) -> str:
+                    return (f"-: line {line} has {found} tab-separated field"
+                            f"{'s' if found > 1 else ''} where line 1 has {expected}: with no -i, "
+                            "standard input holds one system per tab-separated column, as "
+                            "sacreBLEU reads it (give the system with -i to keep its tabs)")
+
+                split = TabColumns(source, columns, -1, mismatch, head=head)
+                if columns > 1:
+                    plan.system_paths = (
+                        ["Baseline", *(f"System {i + 1}" for i in range(columns - 1))]
+                        if plan.mode in ("bs", "ar") else
+                        [f"System {i + 1}" for i in range(columns)])
+                    if plan.configs is not None:
+                        raise _Refusal("standard input holds several tab-separated systems: "
+                                       "--compare reads files; give each system as a file "
+                                       "after -i")
+                _check_systems(plan, columns)
+                for i in range(columns):
+                    streams.append(LineStream(name if columns == 1 else plan.system_paths[i],
+                                              split.column(i)))
+            elif plan.num_refs > 1 and k < n_files:
+                n = plan.num_refs
+
+                def expected(line: int, found: int, name: str = name, n: int = n) -> str:
+                    return (f"{name}: line {line} has {found} tab-separated field"
+                            f"{'s' if found > 1 else ''}; -nr {n} expects {n} references on "
+                            "every line (sacreBLEU: FATAL: expected N fields)")
+
+                split = TabColumns(LineStream(name, reader), n, n - 1, expected)
+                streams += [LineStream(f"{name} (reference {i + 1} of -nr {n})", split.column(i))
+                            for i in range(n)]
+            else:
+                streams.append(LineStream(name, reader))
+    except BaseException:
+        for closing in closers:
+            if closing is not None:
+                closing.close()
+        raise
+    return streams, closers
+
+
 def _read_and_count(args: argparse.Namespace, plan: _Plan, paths: list[str],
                     segments: Any, copies: list[Any] | None = None,
                     sample: list[bytearray] | None = None,
+                    opened: tuple[list[Any], list[Any]] | None = None,
+                    rows_out: list[list[Any]] | None = None,
                     ) -> tuple[list[SufficientStats], int, list[str]]:
     """One pass over the references and every system together: each system's statistics.
 
@@ -439,22 +672,19 @@ def _read_and_count(args: argparse.Namespace, plan: _Plan, paths: list[str],
     a :class:`SegmentWriter` or None. ``copies``: per input, a
     :class:`~bleu_compat.cli.score.inputs.SpoolCopy` that receives its blocks as read
     (for --compare), or None. ``sample``: one bytearray per reference, filled with that
-    reference's first bytes (:func:`_script_warning` reads them), or None.
+    reference's first bytes (:func:`_script_warning` reads them), or None. ``opened``:
+    the inputs opened already (:func:`_open_inputs`), else they are opened here.
+    ``rows_out``: one list per system, extended with each segment's row
+    ``[m_1..m_N, l_1..l_N, hyp_len, ref_len]``, or None.
     Returns (statistics per system, segments, warnings).
 
     Raises:
         CorpusReadError, InputError: an input cannot be read (named), or the line counts differ.
     """
-    n_refs = len(plan.ref_paths)
-    names = [*plan.ref_paths, *plan.system_paths]
-    opened: list[Any] = []
+    n_refs = plan.n_refs
+    streams, opened_handles = opened if opened is not None else _open_inputs(plan, paths)
+    names = [s.name for s in streams]
     try:
-        streams = []
-        for name, path in zip(names, paths):
-            stream, closing = open_input(path)
-            stream.name = name
-            streams.append(stream)
-            opened.append(closing)
         if sum(size_of(p) for p in paths) >= TUNE_MALLOC_BYTES:
             keep_freed_memory()
         # a Moses tokenization rewrites each block first (tokenizer.perl's output); -lc and
@@ -463,6 +693,7 @@ def _read_and_count(args: argparse.Namespace, plan: _Plan, paths: list[str],
         count_tokenize = _counted_as(plan.tokenize)
         tokenizer = get_tokenizer(count_tokenize)
         n = args.max_order
+        per_segment = segments is not None or rows_out is not None
         sums = [([0] * n, [0] * n, [0, 0]) for _ in plan.system_paths]
         checkers = [LineChecker(name) for name in names]
         block = {"lines": _stream._FIRST_BLOCK_LINES}
@@ -486,7 +717,7 @@ def _read_and_count(args: argparse.Namespace, plan: _Plan, paths: list[str],
                     hyp = chunks[n_refs + k]
                     m, t, h, r, rows, tokens = _stream.count_block(
                         [hyp, *refs], n_lines, tokenizer, tokenize=count_tokenize, max_order=n,
-                        per_segment=segments is not None)
+                        per_segment=per_segment)
                     n_tokens = n_tokens or tokens
                     matches, totals, lengths = sums[k]
                     for j in range(n):
@@ -496,10 +727,12 @@ def _read_and_count(args: argparse.Namespace, plan: _Plan, paths: list[str],
                     lengths[1] += int(r)
                     if segments is not None:
                         segments.write(system, first, rows, hyp, refs)
+                    if rows_out is not None:
+                        rows_out[k].extend(rows)
                 first += n_lines
                 block["lines"] = _stream.next_block_lines(_stream.STREAM_BLOCK_TOKENS, n_lines, n_tokens)
     finally:
-        for closing in opened:
+        for closing in opened_handles:
             if closing is not None:
                 closing.close()
     warnings: list[str] = []
@@ -575,6 +808,86 @@ def _script_warning(plan: _Plan, sample: list[bytearray], tokenize: str) -> str 
     return found.warning(tokenize)
 
 
+def _print_sacrebleu(args: argparse.Namespace, plan: _Plan, names: list[str],
+                     stats: list[SufficientStats], rows: list[list[Any]] | None,
+                     eff: bool) -> int:
+    """Print what the ``sacrebleu`` command prints for this run (its formats); return 0."""
+    def fields(resampling: Sequence[tuple[str, str]] = (), effective: bool = eff
+               ) -> list[tuple[str, str]]:
+        return signature_fields(plan.n_refs, lowercase=args.lowercase, tokenize=plan.tokenize,
+                                smooth_method=plan.smooth, smooth_value=plan.smooth_value,
+                                max_order=args.max_order, effective_order=effective,
+                                resampling=resampling)
+
+    def bleu(m: Any, t: Any, h: int, r: int, effective: bool = eff) -> Any:
+        return sacrebleu_bleu(m, t, h, r, smooth_method=plan.smooth,
+                              smooth_value=plan.smooth_value, effective_order=effective)
+
+    color = (sys.stdout.isatty() and not args.no_color and not os.environ.get("NO_COLOR"))
+    scores = [bleu(s.matches, s.totals, s.hyp_len, s.ref_len) for s in stats]
+    if plan.mode == "sentence":  # sacreBLEU forces effective order there
+        from bleu_compat.cli.score.sacrebleu_form import signature as sacre_signature
+
+        n = args.max_order
+        sig = sacre_signature(fields(effective=True), args.short)
+        out = sys.stdout
+        for row in (rows or [[]])[0]:
+            one = bleu(row[:n], row[n:2 * n], row[2 * n], row[2 * n + 1], effective=True)
+            text = f"{one.score:.{plan.width}f}"
+            out.write(text + "\n" if args.score_only else f"BLEU|{sig} = {text} {one.verbose()}\n")
+        return 0
+    if plan.mode in ("ci", "bs", "ar"):
+        from bleu_compat.cli.score.significance import (
+            DEFAULT_SAMPLES,
+            confidence,
+            paired_table,
+            paired_test,
+            sacrebleu_rows,
+            seed_setting,
+        )
+
+        seed = seed_setting()
+        per_system = [sacrebleu_rows(r, args.max_order) for r in rows or []]
+        if plan.mode == "ci" and args.confidence_n > 1:
+            mean, half = confidence(per_system[0], args.confidence_n, seed, args.max_order,
+                                    plan.smooth, plan.smooth_value, eff)
+            resampling = [("bs", str(args.confidence_n)), ("seed", seed.text.lower())]
+            print(single_system(scores[0], fields(resampling), width=plan.width, fmt=plan.fmt,
+                                score_only=args.score_only, short=args.short,
+                                confidence=(mean, half), color=color))
+            if args.detail:
+                print(_NO_SUBSETS)
+            return 0
+        if plan.mode in ("bs", "ar"):
+            given_n = args.paired_bs_n if plan.mode == "bs" else args.paired_ar_n
+            n_samples = given_n if given_n > 0 else DEFAULT_SAMPLES[plan.mode]
+            results = paired_test(plan.mode, per_system, [s.score for s in scores], n_samples,
+                                  seed, args.max_order, plan.smooth, plan.smooth_value, eff)
+            shown = list(names)
+            if not plan.stdin_implicit:
+                shown[0] = f"Baseline: {shown[0]}"
+            from bleu_compat.cli.score.sacrebleu_form import signature as sacre_signature
+
+            sig = sacre_signature(fields([(plan.mode, str(n_samples)),
+                                          ("seed", seed.paired_text)]), args.short)
+            print(paired_table(shown, results, sig, kind=plan.mode, n_given=given_n,
+                               width=plan.width, fmt=plan.fmt, color=color))
+            return 0
+    if len(scores) == 1:
+        print(single_system(scores[0], fields(), width=plan.width, fmt=plan.fmt,
+                            score_only=args.score_only, short=args.short))
+        if args.detail:
+            print(_NO_SUBSETS)
+    else:
+        print(several_systems(names, scores, fields(), width=plan.width, fmt=plan.fmt,
+                              short=args.short, color=color))
+    return 0
+
+
+#: what ``sacrebleu -d`` prints after the score when no test set gives origlang subsets
+_NO_SUBSETS = "No subset information found. Consider using --origlang argument."
+
+
 def _run(args: argparse.Namespace, plan: _Plan, spool: Spool) -> int:
     compare = plan.configs is not None
     given = [*plan.ref_paths, *plan.system_paths]
@@ -583,19 +896,22 @@ def _run(args: argparse.Namespace, plan: _Plan, spool: Spool) -> int:
         copies = [None if spool.readable_as_is(p) else spool.copy(p, k)
                   for k, p in enumerate(given)]
     paths = [p if c is None else c.path for p, c in zip(given, copies)]
+    opened = _open_inputs(plan, given)
     for message in plan.warnings:
         _warn(args, message)
     if not args.quiet:
         for note in plan.notes:
             print(f"{PROG}: note: {note}", file=sys.stderr)
+    rows: list[list[Any]] | None = (
+        None if plan.mode == "corpus" else [[] for _ in plan.system_paths])
     # with --compare the segments are written after the comparison (they carry its causes)
     with _segments_file(None if compare else args.segments) as handle:
         writer = None if handle is None else SegmentWriter(
             handle, args.max_order, _counted_as(plan.tokenize), plan.smooth, plan.smooth_value)
-        sample = [bytearray() for _ in plan.ref_paths]
+        sample = [bytearray() for _ in range(plan.n_refs)]
         try:
             stats, n_segments, warnings = _read_and_count(args, plan, given, writer, copies,
-                                                          sample)
+                                                          sample, opened, rows)
         finally:
             for copy in copies:
                 if copy is not None:
@@ -608,26 +924,10 @@ def _run(args: argparse.Namespace, plan: _Plan, spool: Spool) -> int:
         _warn(args, warning)
     names = list(plan.system_paths)
     eff = bool(getattr(args, "effective_order", False))
-    sacre_fields = signature_fields(len(plan.ref_paths), lowercase=args.lowercase,
-                                    tokenize=plan.tokenize, smooth_method=plan.smooth,
-                                    smooth_value=plan.smooth_value, max_order=args.max_order,
-                                    effective_order=eff)
     if plan.sacrebleu_output:
-        scores = [sacrebleu_bleu(s.matches, s.totals, s.hyp_len, s.ref_len,
-                                 smooth_method=plan.smooth, smooth_value=plan.smooth_value,
-                                 effective_order=eff)
-                  for s in stats]
-        if len(scores) == 1:
-            print(single_system(scores[0], sacre_fields, width=plan.width, fmt=plan.fmt,
-                                score_only=args.score_only, short=args.short))
-        else:
-            color = (sys.stdout.isatty() and not args.no_color
-                     and not os.environ.get("NO_COLOR"))
-            print(several_systems(names, scores, sacre_fields, width=plan.width, fmt=plan.fmt,
-                                  short=args.short, color=color))
-        return 0
+        return _print_sacrebleu(args, plan, names, stats, rows, eff)
     results = [_smoothed(bleu_from_stats(s), plan, eff) for s in stats]
-    sig = signature(len(plan.ref_paths), lowercase=args.lowercase, tokenize=plan.tokenize,
+    sig = signature(plan.n_refs, lowercase=args.lowercase, tokenize=plan.tokenize,
                     smooth=plan.smooth, smooth_value=plan.smooth_value, max_order=args.max_order,
                     effective_order=eff)
     roles = None if plan.sacre else roles_line(plan.system_paths[0], plan.ref_paths)
@@ -654,7 +954,7 @@ def _run(args: argparse.Namespace, plan: _Plan, spool: Spool) -> int:
 
         headline = _replace(headline, smoothing=plan.smooth, smooth_value=plan.smooth_value)
         text = "\n".join(bytes(b).decode("utf-8", "ignore") for b in plan.script_sample)
-        reports = [to_report(d, len(plan.ref_paths), plan.width, versions, headline, text)
+        reports = [to_report(d, plan.n_refs, plan.width, versions, headline, text)
                    for d in decompositions]
 
     # Every output carries the signature (SPEC.md section 8). Where standard output is a
@@ -717,11 +1017,11 @@ def _run(args: argparse.Namespace, plan: _Plan, spool: Spool) -> int:
         if compare:
             print(report_text(names, reports, plan.fmt == "markdown"))
             print(configurations_text(names, decompositions, versions, plan.fmt == "markdown",
-                                      plan.resolved, len(plan.ref_paths)))
+                                      plan.resolved, plan.n_refs))
             print(compare_text(comparisons, versions, plan.fmt == "markdown"))
     if getattr(args, "html", None):
         status = write_compare_html(args.html, names, comparisons, versions, decompositions,
-                                    reports, plan.resolved, len(plan.ref_paths))
+                                    reports, plan.resolved, plan.n_refs)
         if status:
             return status
     unexpected = any(c.unexpected for c in comparisons) or any(d.unexpected for d in decompositions)
@@ -735,7 +1035,7 @@ def _compare(args: argparse.Namespace, plan: _Plan, paths: list[str], comparison
     from bleu_compat.libraries import library_version
     from bleu_compat.parity import compare_system
 
-    n_refs = len(plan.ref_paths)
+    n_refs = plan.n_refs
     ref_sources, sys_sources = paths[:n_refs], paths[n_refs:]
 
     def lines(path: str) -> list[str]:
