@@ -277,6 +277,7 @@ def _plan(args: argparse.Namespace) -> _Plan:
     # SPEC.md section 8: sacreBLEU's form tokenizes raw text with 13a; multi-bleu's splits
     tokenize = args.tokenize or ("13a" if sacre else "none")
     target = None
+    language_tokenizer = None  # the tokenizer -l's target chose (sacreBLEU's default for it)
     if args.langpair is not None:
         parts = args.langpair.split("-")
         if len(parts) < 2:  # sacreBLEU takes the target after the first '-'
@@ -289,7 +290,7 @@ def _plan(args: argparse.Namespace) -> _Plan:
             if wanted not in TOKENIZERS:
                 raise _Refusal(f"-l {args.langpair}: sacreBLEU's default tokenizer for this "
                                f"target is {wanted}, which is not available here; give -tok")
-            tokenize = wanted  # as sacreBLEU's BLEU(trg_lang=...): zh, ja-mecab, ko-mecab
+            tokenize = language_tokenizer = wanted  # as sacreBLEU's BLEU(trg_lang=...)
         elif wanted is not None and tokenize != wanted:
             warnings.append(f"-l {args.langpair}: consider the {wanted!r} tokenizer for this "
                             "target language (sacreBLEU's advice)")
@@ -379,7 +380,10 @@ def _plan(args: argparse.Namespace) -> _Plan:
         # a Moses tokenization with the language -l gave it (tokenize, resolved)
         chosen = tokenize if args.tokenize else (
             tokenize if args.langpair is not None and sacre and tokenize != "13a" else None)
-        given = GivenOptions(tokenize=chosen, lowercase=args.lowercase,
+        from_language = args.tokenize is None and chosen is not None
+        given = GivenOptions(tokenize=chosen,
+                             tokenize_flag=f"-l {args.langpair}" if from_language else None,
+                             lowercase=args.lowercase,
                              smooth=args.smooth_method, smooth_value=args.smooth_value,
                              effective_order=bool(getattr(args, "effective_order", False)),
                              max_order=args.max_order if args.max_order_given else None)
@@ -1057,8 +1061,18 @@ def _compare(args: argparse.Namespace, plan: _Plan, paths: list[str], comparison
                 decompositions.append(compare_configs(
                     src, ref_sources, [r.config for r in plan.resolved],
                     card_tokenize=plan.tokenize, progress=progress,
-                    card_lowercase=args.lowercase,
+                    card_lowercase=args.lowercase, refused_ok=True,
                 ))
+            # issue 34: a configuration that cannot take these files is a row saying why
+            # (compare_configs' refused); its library is not run on the card's tokens either
+            refused = {cfg.implementation for d in decompositions for cfg, _ in d.refused}
+            if decompositions and not any(d.runs for d in decompositions):
+                reasons = "; ".join(f"{cfg.name}: {why}" for cfg, why in decompositions[0].refused)
+                return fail(f"--compare: no configuration gives a number on these files "
+                            f"({reasons})")
+            parity = [lib for lib in parity if lib not in refused]
+            for lib in refused - set(parity):
+                versions.pop(lib, None)
             progress(f"{_names_of(parity)} on the card's tokens")
             # the libraries take every token at once: read the files whole
             ref_tokens = [tokenize_lines(lines(src), plan.tokenize) for src in ref_sources]
