@@ -1064,14 +1064,17 @@ def _compare(args: argparse.Namespace, plan: _Plan, paths: list[str], comparison
                     card_lowercase=args.lowercase, refused_ok=True,
                 ))
             # issue 34: a configuration that cannot take these files is a row saying why
-            # (compare_configs' refused); its library is not run on the card's tokens either
-            refused = {cfg.implementation for d in decompositions for cfg, _ in d.refused}
+            # (compare_configs' refused); a library compared only for such configurations is
+            # not run on the card's tokens either (the row says why it has no number)
             if decompositions and not any(d.runs for d in decompositions):
                 reasons = "; ".join(f"{cfg.name}: {why}" for cfg, why in decompositions[0].refused)
                 return fail(f"--compare: no configuration gives a number on these files "
                             f"({reasons})")
-            parity = [lib for lib in parity if lib not in refused]
-            for lib in refused - set(parity):
+            ran = {run.config.implementation for d in decompositions for run in d.runs}
+            dropped = {cfg.implementation for d in decompositions for cfg, _ in d.refused} - ran
+            always = set(parity_libraries(()))
+            parity = [lib for lib in parity if lib not in dropped or lib in always]
+            for lib in dropped - set(parity):
                 versions.pop(lib, None)
             progress(f"{_names_of(parity)} on the card's tokens")
             # the libraries take every token at once: read the files whole
