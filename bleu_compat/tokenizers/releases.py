@@ -32,7 +32,10 @@ does not).
 
 from __future__ import annotations
 
-from typing import Callable
+# typing is not imported at run time (issue 34: 2 ms of every command's start-up)
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Callable
 
 from ..errors import ConfigError
 from . import reference

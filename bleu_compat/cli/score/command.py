@@ -20,10 +20,11 @@ import contextlib
 import math
 import os
 import sys
-from dataclasses import dataclass, field
-from typing import Any, Callable, Iterator, Sequence
+# typing is not imported at run time (issue 34: 2 ms of every command's start-up)
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any, Callable, Iterator, Sequence
 
-from bleu_compat.bleu import BleuResult, bleu_from_stats
 from bleu_compat.cli.score.arguments import (
     MAX_WIDTH,
     PROG,
@@ -31,13 +32,6 @@ from bleu_compat.cli.score.arguments import (
     UNSUPPORTED,
     fail,
 )
-from bleu_compat.cli.score.compare_render import (
-    compare_text,
-    configurations_text,
-    report_text,
-)
-from bleu_compat.cli.score.csv_output import csv_text
-from bleu_compat.cli.score.html_output import write_compare_html
 from bleu_compat.cli.score.inputs import (
     TUNE_MALLOC_BYTES,
     InputError,
@@ -47,9 +41,6 @@ from bleu_compat.cli.score.inputs import (
     open_reader,
     size_of,
 )
-from bleu_compat.cli.score.json_output import compare_json, result_json, system_json
-from bleu_compat.cli.score.markdown_output import markdown_table
-from bleu_compat.cli.score.output_files import output_problem
 from bleu_compat.cli.score.progress import progress_on_stderr
 from bleu_compat.cli.score.sacrebleu_form import (
     sacrebleu_bleu,
@@ -57,22 +48,19 @@ from bleu_compat.cli.score.sacrebleu_form import (
     signature_fields,
     single_system,
 )
-from bleu_compat.cli.score.segments import SegmentWriter, line_causes
-from bleu_compat.cli.score.settings import SMOOTH_CARD, signature
-from bleu_compat.cli.score.text_output import (
-    aligned,
-    roles_line,
-    rounded_row,
-    summary_line_at,
-    table_header,
-)
 from bleu_compat.corpus_io import CorpusReadError, LineChecker, aligned_blocks, read_lines
 from bleu_compat.errors import BleuCompatError
-from bleu_compat.jsonio import dumps_js
-from bleu_compat.rounding import to_fixed_str
-from bleu_compat.stats import SufficientStats
 from bleu_compat import stream as _stream
 from bleu_compat.tokenizers import ALL_TOKENIZERS, get_tokenizer, is_moses, tokenize_lines
+
+if TYPE_CHECKING:
+    from bleu_compat.bleu import BleuResult
+    from bleu_compat.cli.score.segments import SegmentWriter
+    from bleu_compat.stats import SufficientStats
+
+# sacreBLEU's formats (the default run) need the modules above only: the card's
+# arithmetic, bleu-compat's own formats, --compare and --segments import theirs where
+# they are used (issue 34: each module a run does not use is start-up time it spends).
 
 __all__ = ["cmd_score"]
 
@@ -121,7 +109,7 @@ def cmd_score(args: argparse.Namespace) -> int:
     try:
         # only --compare reads its inputs again: the spool copies what cannot be (bounded,
         # removed on every exit); without --compare it stays empty
-        with Spool() as spool:
+        with Spool() if plan.configs is not None else contextlib.nullcontext() as spool:
             status = _run(args, plan, spool)
         sys.stdout.flush()  # a write error on standard output is reported here, not at exit
         return status
@@ -155,38 +143,46 @@ class _Refusal(Exception):
     """A usage error found after parsing (the message is the one line printed)."""
 
 
-@dataclass
 class _Plan:
-    """What the command line asks for, resolved (defaults of the form filled in)."""
+    """What the command line asks for, resolved (defaults of the form filled in).
 
-    sacre: bool  # sacreBLEU's form
-    system_paths: list[str]
-    ref_paths: list[str]
-    tokenize: str
-    smooth: str
-    smooth_value: float | None
-    width: int
-    fmt: str  # json/text/latex (sacreBLEU's), bc-json, card-json, line, table, markdown, csv
-    configs: list[str] | None
-    warnings: list[str] = field(default_factory=list)
-    #: with --compare: each configuration as run (the options applied), in ``configs``' order
-    resolved: list[Any] = field(default_factory=list)
-    #: the references' script calls for another tokenizer (set after reading), or None
-    script_warning: str | None = None
-    #: each reference's first bytes, as read (the script check's)
-    script_sample: list[bytearray] = field(default_factory=list)
-    #: how the run computes what the outputs cannot say (the SentencePiece model file used)
-    notes: list[str] = field(default_factory=list)
-    #: the system is standard input because no -i was given (sacreBLEU's reading of it:
-    #: universal newlines, one system per tab-separated column)
-    stdin_implicit: bool = False
-    #: -nr N: the one reference file holds N tab-separated references per line
-    num_refs: int = 1
-    #: -e ENC when it is not UTF-8 (inputs are decoded from it), else None
-    encoding: str | None = None
-    #: what is computed: "corpus" (BLEU per system), "sentence" (-sl), "ci" (-ci),
-    #: "bs" (--paired-bs), "ar" (--paired-ar)
-    mode: str = "corpus"
+    Attributes (after the constructor's positional ones):
+        warnings: printed before reading.
+        resolved: with --compare, each configuration as run (the options applied), in
+            ``configs``' order.
+        script_warning: the references' script calls for another tokenizer (set after
+            reading), or None.
+        script_sample: each reference's first bytes, as read (the script check's).
+        notes: how the run computes what the outputs cannot say (the SentencePiece model
+            file used).
+        stdin_implicit: the system is standard input because no -i was given
+            (sacreBLEU's reading of it: universal newlines, one system per
+            tab-separated column).
+        num_refs: -nr N (the one reference file holds N tab-separated references).
+        encoding: -e ENC when it is not UTF-8 (inputs are decoded from it), else None.
+        mode: what is computed: "corpus" (BLEU per system), "sentence" (-sl), "ci"
+            (-ci), "bs" (--paired-bs), "ar" (--paired-ar).
+    """
+
+    def __init__(self, sacre: bool, system_paths: list[str], ref_paths: list[str],
+                 tokenize: str, smooth: str, smooth_value: float | None, width: int, fmt: str,
+                 configs: list[str] | None, warnings: list[str] | None = None, *,
+                 stdin_implicit: bool = False, num_refs: int = 1, encoding: str | None = None,
+                 mode: str = "corpus") -> None:
+        self.sacre = sacre  # sacreBLEU's form
+        self.system_paths, self.ref_paths = system_paths, ref_paths
+        self.tokenize, self.smooth, self.smooth_value = tokenize, smooth, smooth_value
+        self.width = width
+        # json/text/latex (sacreBLEU's), bc-json, card-json, line, table, markdown, csv
+        self.fmt = fmt
+        self.configs = configs
+        self.warnings: list[str] = [] if warnings is None else warnings
+        self.resolved: list[Any] = []
+        self.script_warning: str | None = None
+        self.script_sample: list[bytearray] = []
+        self.notes: list[str] = []
+        self.stdin_implicit, self.num_refs = stdin_implicit, num_refs
+        self.encoding, self.mode = encoding, mode
 
     @property
     def sacrebleu_output(self) -> bool:
@@ -277,7 +273,6 @@ def _plan(args: argparse.Namespace) -> _Plan:
     # SPEC.md section 8: sacreBLEU's form tokenizes raw text with 13a; multi-bleu's splits
     tokenize = args.tokenize or ("13a" if sacre else "none")
     target = None
-    language_tokenizer = None  # the tokenizer -l's target chose (sacreBLEU's default for it)
     if args.langpair is not None:
         parts = args.langpair.split("-")
         if len(parts) < 2:  # sacreBLEU takes the target after the first '-'
@@ -290,7 +285,7 @@ def _plan(args: argparse.Namespace) -> _Plan:
             if wanted not in TOKENIZERS:
                 raise _Refusal(f"-l {args.langpair}: sacreBLEU's default tokenizer for this "
                                f"target is {wanted}, which is not available here; give -tok")
-            tokenize = language_tokenizer = wanted  # as sacreBLEU's BLEU(trg_lang=...)
+            tokenize = wanted  # as sacreBLEU's BLEU(trg_lang=...): zh, ja-mecab, ko-mecab
         elif wanted is not None and tokenize != wanted:
             warnings.append(f"-l {args.langpair}: consider the {wanted!r} tokenizer for this "
                             "target language (sacreBLEU's advice)")
@@ -421,6 +416,8 @@ def _plan(args: argparse.Namespace) -> _Plan:
                (("--segments", args.segments), ("--html", getattr(args, "html", None)))
                if target is not None]
     for flag, target in outputs:
+        from bleu_compat.cli.score.output_files import output_problem
+
         problem = output_problem(target, [*system_paths, *ref_paths],
                                  [t for f, t in outputs if f != flag])
         if problem:
@@ -668,7 +665,7 @@ def _read_and_count(args: argparse.Namespace, plan: _Plan, paths: list[str],
                     sample: list[bytearray] | None = None,
                     opened: tuple[list[Any], list[Any]] | None = None,
                     rows_out: list[list[Any]] | None = None,
-                    ) -> tuple[list[SufficientStats], int, list[str]]:
+                    ) -> tuple[list[_Sums], int, list[str]]:
     """One pass over the references and every system together: each system's statistics.
 
     ``paths``: what to open for ``plan.ref_paths + plan.system_paths`` (the same, or
@@ -744,7 +741,7 @@ def _read_and_count(args: argparse.Namespace, plan: _Plan, paths: list[str],
         for warning in checker.warnings():
             if warning not in warnings:
                 warnings.append(warning)
-    stats = [SufficientStats(tuple(m), tuple(t), lengths[0], lengths[1]) for m, t, lengths in sums]
+    stats = [_Sums(tuple(m), tuple(t), lengths[0], lengths[1]) for m, t, lengths in sums]
     return stats, first, warnings
 
 
@@ -765,6 +762,22 @@ def _moses_block(name: str) -> Callable[[bytes], bytes]:
         return "".join(line_of(line) + "\n" for line in decode_block(data)).encode("utf-8")
 
     return block
+
+
+class _Sums:
+    """One system's corpus statistics as counted (matches, totals, hyp_len, ref_len): what
+    sacreBLEU's formats need; :meth:`stats` makes the card's SufficientStats of them."""
+
+    __slots__ = ("matches", "totals", "hyp_len", "ref_len")
+
+    def __init__(self, matches: tuple[int, ...], totals: tuple[int, ...], hyp_len: int,
+                 ref_len: int) -> None:
+        self.matches, self.totals, self.hyp_len, self.ref_len = matches, totals, hyp_len, ref_len
+
+    def stats(self) -> SufficientStats:
+        from bleu_compat.stats import SufficientStats
+
+        return SufficientStats(self.matches, self.totals, self.hyp_len, self.ref_len)
 
 
 @contextlib.contextmanager
@@ -813,7 +826,7 @@ def _script_warning(plan: _Plan, sample: list[bytearray], tokenize: str) -> str 
 
 
 def _print_sacrebleu(args: argparse.Namespace, plan: _Plan, names: list[str],
-                     stats: list[SufficientStats], rows: list[list[Any]] | None,
+                     stats: list[_Sums], rows: list[list[Any]] | None,
                      eff: bool) -> int:
     """Print what the ``sacrebleu`` command prints for this run (its formats); return 0."""
     def fields(resampling: Sequence[tuple[str, str]] = (), effective: bool = eff
@@ -910,8 +923,12 @@ def _run(args: argparse.Namespace, plan: _Plan, spool: Spool) -> int:
         None if plan.mode == "corpus" else [[] for _ in plan.system_paths])
     # with --compare the segments are written after the comparison (they carry its causes)
     with _segments_file(None if compare else args.segments) as handle:
-        writer = None if handle is None else SegmentWriter(
-            handle, args.max_order, _counted_as(plan.tokenize), plan.smooth, plan.smooth_value)
+        writer = None
+        if handle is not None:
+            from bleu_compat.cli.score.segments import SegmentWriter
+
+            writer = SegmentWriter(handle, args.max_order, _counted_as(plan.tokenize),
+                                   plan.smooth, plan.smooth_value)
         sample = [bytearray() for _ in range(plan.n_refs)]
         try:
             stats, n_segments, warnings = _read_and_count(args, plan, given, writer, copies,
@@ -930,7 +947,12 @@ def _run(args: argparse.Namespace, plan: _Plan, spool: Spool) -> int:
     eff = bool(getattr(args, "effective_order", False))
     if plan.sacrebleu_output:
         return _print_sacrebleu(args, plan, names, stats, rows, eff)
-    results = [_smoothed(bleu_from_stats(s), plan, eff) for s in stats]
+    from bleu_compat.bleu import bleu_from_stats
+    from bleu_compat.cli.score.json_output import compare_json, result_json, system_json
+    from bleu_compat.cli.score.settings import signature
+    from bleu_compat.cli.score.text_output import roles_line
+
+    results = [_smoothed(bleu_from_stats(s.stats()), plan, eff) for s in stats]
     sig = signature(plan.n_refs, lowercase=args.lowercase, tokenize=plan.tokenize,
                     smooth=plan.smooth, smooth_value=plan.smooth_value, max_order=args.max_order,
                     effective_order=eff)
@@ -964,7 +986,11 @@ def _run(args: argparse.Namespace, plan: _Plan, spool: Spool) -> int:
     # Every output carries the signature (SPEC.md section 8). Where standard output is a
     # bare value scripts capture (-b) or the card's output object (`score HYP REF --json`),
     # the signature goes to standard error.
+    from bleu_compat.jsonio import dumps_js
+
     if args.score_only:
+        from bleu_compat.rounding import to_fixed_str
+
         for r in results:
             print(to_fixed_str(100 * r.bleu, plan.width))
         print(f"signature: {sig}", file=sys.stderr)
@@ -1004,8 +1030,17 @@ def _run(args: argparse.Namespace, plan: _Plan, spool: Spool) -> int:
                 row["compare"]["to_report"] = rep
         print(dumps_js(doc, indent=2))
     elif plan.fmt == "csv":
+        from bleu_compat.cli.score.csv_output import csv_text
+
         print(csv_text(names, results, comparisons, args.max_order, sig), end="")
     else:
+        from bleu_compat.cli.score.text_output import (
+            aligned,
+            rounded_row,
+            summary_line_at,
+            table_header,
+        )
+
         if plan.fmt == "line":
             for n, r in zip(names, results):
                 line = summary_line_at(r, plan.width)
@@ -1014,16 +1049,29 @@ def _run(args: argparse.Namespace, plan: _Plan, spool: Spool) -> int:
             rows = [table_header(args.max_order)] + [
                 rounded_row(n, r, plan.width) for n, r in zip(names, results)
             ]
-            print(markdown_table(rows) if plan.fmt == "markdown" else aligned(rows))
+            if plan.fmt == "markdown":
+                from bleu_compat.cli.score.markdown_output import markdown_table
+
+                print(markdown_table(rows))
+            else:
+                print(aligned(rows))
         if roles:
             print(roles)
         print(f"signature: {sig}")
         if compare:
+            from bleu_compat.cli.score.compare_render import (
+                compare_text,
+                configurations_text,
+                report_text,
+            )
+
             print(report_text(names, reports, plan.fmt == "markdown"))
             print(configurations_text(names, decompositions, versions, plan.fmt == "markdown",
                                       plan.resolved, plan.n_refs))
             print(compare_text(comparisons, versions, plan.fmt == "markdown"))
     if getattr(args, "html", None):
+        from bleu_compat.cli.score.html_output import write_compare_html
+
         status = write_compare_html(args.html, names, comparisons, versions, decompositions,
                                     reports, plan.resolved, plan.n_refs)
         if status:
@@ -1095,6 +1143,8 @@ def _compare(args: argparse.Namespace, plan: _Plan, paths: list[str], comparison
         return 1
     if args.segments:
         with _segments_file(args.segments) as handle:
+            from bleu_compat.cli.score.segments import SegmentWriter, line_causes
+
             writer = SegmentWriter(handle, args.max_order, _counted_as(plan.tokenize), plan.smooth,
                                    plan.smooth_value)
             for k, (name, dec) in enumerate(zip(plan.system_paths, decompositions)):
@@ -1151,6 +1201,8 @@ def _smoothed(result: BleuResult, plan: _Plan, effective_order: bool = False) ->
     from bleu_compat.bleu import smoothed_bleu
 
     s = result.stats
+    from bleu_compat.cli.score.settings import SMOOTH_CARD
+
     method = SMOOTH_CARD[plan.smooth]
     eps = plan.smooth_value if method == "method1" else None
     sm = smoothed_bleu(s.matches, s.totals, s.hyp_len, s.ref_len, smoothing=method, epsilon=eps,
