@@ -333,3 +333,27 @@ def test_a_seed_that_is_no_number_is_one_line(capsys, monkeypatch) -> None:
     code = main(["score", *W17, "-ci", "-cin", "10"])
     out, err = capsys.readouterr()
     assert (code, out) == (2, "") and "SACREBLEU_SEED='abc'" in err and err.count("\n") == 1
+
+
+def test_script_counts_are_the_regular_expressions_on_every_code_point() -> None:
+    """The script check's counts (issue 34: one C pass, script_counts) equal re's counts of
+    [^\\W\\d_] and of each script's class, block by block of 256 code points over all of
+    Unicode (surrogates aside: a str read from UTF-8 holds none)."""
+    from bleu_compat.cli.score import script_check
+    from bleu_compat.tokenizers.block import kernel
+
+    if kernel() is None:
+        pytest.skip("the C kernel is not built here")
+    for start in range(0, 0x110000, 256):
+        text = "".join(chr(c) for c in range(start, start + 256) if not 0xD800 <= c <= 0xDFFF)
+        if text.isascii():
+            continue
+        assert script_check.counts(text) == script_check.counts(text, use_kernel=False), hex(start)
+    mixed = "Der Hund 犬 いぬ 개 ½ Ⅻ ٣ _ 42"
+    assert script_check.counts(mixed) == script_check.counts(mixed, use_kernel=False)
+
+
+def test_the_stream_block_bound_is_the_statistics_one() -> None:
+    from bleu_compat import stats, stream
+
+    assert stream._BLOCK_SEGMENTS == stats._BLOCK_SEGMENTS
