@@ -357,3 +357,27 @@ def test_the_stream_block_bound_is_the_statistics_one() -> None:
     from bleu_compat import stats, stream
 
     assert stream._BLOCK_SEGMENTS == stats._BLOCK_SEGMENTS
+
+
+def test_a_checkout_without_the_kernel_says_so(tmp_path) -> None:
+    """`python -m bleu_compat` from a checkout's root whose kernel is not built (the source
+    tree shadows the installed package): the run says it takes the pure-Python path, and its
+    numbers are the same."""
+    import shutil
+
+    tree = tmp_path / "checkout"
+    shutil.copytree(ROOT / "bleu_compat", tree / "bleu_compat",
+                    ignore=shutil.ignore_patterns("*.so", "__pycache__"))
+    # -S: no site-packages, so no installed (or editable) bleu-compat to find the kernel in:
+    # the package is the directory's, as in a checkout's root (this run imports nothing else)
+    argv = [sys.executable, "-S", "-m", "bleu_compat", "score", *W17, "-b"]
+    env = {k: v for k, v in os.environ.items() if k != "BLEU_COMPAT_PURE_PYTHON"}
+    bare = subprocess.run(argv, cwd=tree, capture_output=True, text=True, timeout=300, env=env)
+    built = subprocess.run(argv, cwd=ROOT, capture_output=True, text=True, timeout=300, env=env)
+    assert bare.returncode == built.returncode == 0, bare.stderr
+    assert bare.stdout == built.stdout == "28.3\n"
+    assert "the C kernel is not built in" in bare.stderr and "pure-Python" in bare.stderr
+    assert "C kernel" not in built.stderr
+    quiet = subprocess.run([*argv, "-q"], cwd=tree, capture_output=True, text=True, timeout=300,
+                           env=env)
+    assert quiet.stderr == ""

@@ -50,7 +50,7 @@ if TYPE_CHECKING:
 from ..corpus_io import decode_block
 from .releases import variant
 
-__all__ = ["kernel", "tokenize_block", "block_token_lists", "lowercase_block", "C_TOKENIZERS",
+__all__ = ["kernel", "missing_kernel_note", "tokenize_block", "block_token_lists", "lowercase_block", "C_TOKENIZERS",
            "intl_table"]
 
 #: the tokenizers the C kernel does (``none`` needs no tokenizing, only its split)
@@ -66,6 +66,26 @@ def kernel() -> Any:
     except ImportError:
         return None
     return _ckernel
+
+
+def missing_kernel_note() -> str | None:
+    """Why the C kernel is not used, when nobody asked for that (None: it is loaded, or
+    ``BLEU_COMPAT_PURE_PYTHON=1`` asked for the pure-Python path).
+
+    The usual case is ``python -m bleu_compat`` run from a checkout's root, where the
+    source tree shadows the installed package and its compiled kernel: every line then
+    goes through the pure-Python tokenizers (the same tokens, several times slower).
+    """
+    if kernel() is not None or os.environ.get("BLEU_COMPAT_PURE_PYTHON") == "1":
+        return None
+    package = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    if os.path.exists(os.path.join(package, "_ckernel.c")):
+        return (f"the C kernel is not built in {package} (a source tree, which shadows an "
+                "installed bleu-compat when run from its parent directory): the pure-Python "
+                "path runs, with the same numbers, several times slower; build it there "
+                "(pip install -e . in the checkout) or run the installed command elsewhere")
+    return ("the C kernel was not built when bleu-compat was installed (no C compiler?): the "
+            "pure-Python path runs, with the same numbers, several times slower")
 
 
 @functools.lru_cache(maxsize=1)
