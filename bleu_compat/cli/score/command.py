@@ -6,7 +6,7 @@ The two forms (docs/score.md):
   standard input: ``score REF < SYS``): sacreBLEU's defaults and, in its
   formats (json, text, latex, ``-b``), its bytes
   (:mod:`bleu_compat.cli.score.sacrebleu_form`);
-* bleu-compat's, ``score HYP REF [REF ...]``: the card's defaults and
+* bleu-compat's, ``card-score HYP REF [REF ...]``: the card's defaults and
   multi-bleu.perl's line, the roles of the files printed under it.
 
 bleu-compat's own formats (line, table, markdown, csv, ``--json``) print the
@@ -987,7 +987,7 @@ def _run(args: argparse.Namespace, plan: _Plan, spool: Spool) -> int:
                    for d in decompositions]
 
     # Every output carries the signature (SPEC.md section 8). Where standard output is a
-    # bare value scripts capture (-b) or the card's output object (`score HYP REF --json`),
+    # bare value scripts capture (-b) or the card's output object (`card-score HYP REF --json`),
     # the signature goes to standard error.
     from bleu_compat.jsonio import dumps_js
 
