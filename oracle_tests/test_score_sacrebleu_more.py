@@ -381,3 +381,13 @@ def test_a_checkout_without_the_kernel_says_so(tmp_path) -> None:
     quiet = subprocess.run([*argv, "-q"], cwd=tree, capture_output=True, text=True, timeout=300,
                            env=env)
     assert quiet.stderr == ""
+
+
+@pytest.mark.parametrize("argv, words", [
+    (["-e", "latin-1", "--compare"], "--compare runs the libraries on the files as UTF-8"),
+    (["-nr", "2", "--compare"], "--compare runs the libraries on one file per reference"),
+])
+def test_what_compare_cannot_read_is_refused(capsys, argv: list[str], words: str) -> None:
+    code = main(["score", *W17, *argv])
+    out, err = capsys.readouterr()
+    assert (code, out) == (2, "") and err.count("\n") == 1 and words in err, err

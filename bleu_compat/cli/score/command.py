@@ -338,6 +338,12 @@ def _plan(args: argparse.Namespace) -> _Plan:
     elif getattr(args, "defaults", False):
         raise _Refusal("--defaults is --compare's: give --compare too")
     compare = configs is not None
+    if compare and encoding is not None:  # the libraries compared read the files as UTF-8
+        raise _Refusal(f"-e/--encoding {args.encoding}: --compare runs the libraries on the "
+                       "files as UTF-8; convert them first (e.g. with iconv)")
+    if compare and num_refs != 1:  # the libraries compared take one file per reference
+        raise _Refusal("-nr/--num-refs: --compare runs the libraries on one file per "
+                       "reference; split the tab-separated references into files first")
     fmt = args.format
     if sacre:
         env = os.environ.get("SACREBLEU_FORMAT", "").lower()
