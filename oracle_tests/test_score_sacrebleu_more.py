@@ -391,3 +391,12 @@ def test_what_compare_cannot_read_is_refused(capsys, argv: list[str], words: str
     code = main(["score", *W17, *argv])
     out, err = capsys.readouterr()
     assert (code, out) == (2, "") and err.count("\n") == 1 and words in err, err
+
+
+def test_the_segmenter_names_are_the_segmenters_module_ones() -> None:
+    """releases.SEGMENTERS (names only, so that a start-up does not import the segmenters)
+    is segmenters.SEGMENTERS."""
+    from bleu_compat import tokenizers
+    from bleu_compat.tokenizers import releases, segmenters
+
+    assert tokenizers.SEGMENTERS == releases.SEGMENTERS == segmenters.SEGMENTERS

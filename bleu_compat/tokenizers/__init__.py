@@ -20,7 +20,7 @@ if TYPE_CHECKING:
     from typing import Any, Callable, Iterable
 
 from ..errors import ConfigError
-from .releases import NEWEST, tokenizer_for
+from .releases import NEWEST, SEGMENTERS, tokenizer_for
 
 __all__ = [
     "TOKENIZERS",
@@ -39,7 +39,6 @@ __all__ = [
     "tokenizer_signature",
 ]
 
-from .segmenters import SEGMENTERS  # noqa: E402
 
 #: sacreBLEU's tokenizer names that bleu-compat implements by rule (:mod:`.reference`).
 TOKENIZERS = ("none", "13a", "intl", "zh", "char")

@@ -428,9 +428,14 @@ def _plan(args: argparse.Namespace) -> _Plan:
                                  [t for f, t in outputs if f != flag])
         if problem:
             raise _Refusal(f"{flag}: {problem}")
-    from bleu_compat.tokenizers import segmenters
+    from bleu_compat.tokenizers import SEGMENTERS
 
-    segmenters.use_model_file(getattr(args, "spm_model", None))
+    used = [tokenize, *(r.config.tokenize for r in plan.resolved)]
+    segmenters: Any = None
+    if getattr(args, "spm_model", None) is not None or any(t in SEGMENTERS for t in used):
+        from bleu_compat.tokenizers import segmenters  # only where one is used (start-up)
+
+        segmenters.use_model_file(getattr(args, "spm_model", None))
     if getattr(args, "spm_model", None) is not None and tokenize not in segmenters.SPM and not any(
             r.config.tokenize in segmenters.SPM for r in plan.resolved):
         raise _Refusal(f"--spm-model {args.spm_model}: used only by the SentencePiece "
@@ -445,7 +450,7 @@ def _plan(args: argparse.Namespace) -> _Plan:
             get_tokenizer(tok)
         except (BleuCompatError, ImportError) as exc:
             raise _Refusal(str(exc)) from None
-        if tok in segmenters.SPM:  # every output says which model file it used
+        if segmenters is not None and tok in segmenters.SPM:  # which model file it used
             plan.notes.append(segmenters.spm_model(tok).describe(tok))
         if tok == "spm":  # sacreBLEU's own warning for its old name
             plan.warnings.append("-tok spm: sacreBLEU's tokenizer 'spm' has been changed to "
