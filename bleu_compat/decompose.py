@@ -1732,7 +1732,10 @@ def compare(hypothesis: str, references: Sequence[str],
             refused.append((c, why))
             continue
         except ValueError as exc:  # the adapter: the library cannot take these files
-            if not refused_ok:
+            from bleu_compat.errors import ConfigError
+
+            # a ConfigError is the set-up's (a segmenter's model missing, ...): the run stops
+            if not refused_ok or isinstance(exc, ConfigError):
                 raise
             text = str(exc)
             refused.append((c, text[len(c.name) + 2:] if text.startswith(f"{c.name}: ") else text))

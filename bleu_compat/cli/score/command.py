@@ -280,11 +280,6 @@ def _plan(args: argparse.Namespace) -> _Plan:
         target = parts[1]
         wanted = _TARGET_TOKENIZER.get(target)
         if args.tokenize is None and wanted is not None and sacre:
-            from bleu_compat.tokenizers import TOKENIZERS
-
-            if wanted not in TOKENIZERS:
-                raise _Refusal(f"-l {args.langpair}: sacreBLEU's default tokenizer for this "
-                               f"target is {wanted}, which is not available here; give -tok")
             tokenize = wanted  # as sacreBLEU's BLEU(trg_lang=...): zh, ja-mecab, ko-mecab
         elif wanted is not None and tokenize != wanted:
             warnings.append(f"-l {args.langpair}: consider the {wanted!r} tokenizer for this "
