@@ -417,7 +417,9 @@ def build(subparsers: Any, name: str = "score") -> argparse.ArgumentParser:
     # issue 16: sharded corpora on Dask (bleu_compat.cli.score.cluster)
     p.add_argument(
         "--cluster", metavar="ADDRESS", default=None, action=_OnceAction,
-        help="HYP and REF are globs of aligned shards, one Dask task per shard, statistics "
+        # score takes it only to say that it is card-score's (its HYP comes first)
+        help=argparse.SUPPRESS if not card else
+        "HYP and REF are globs of aligned shards, one Dask task per shard, statistics "
         "summed: local[:N] (a LocalCluster of N worker processes) or a scheduler address "
         "(tcp://HOST:8786); needs Dask: the dask extra, pip install '.[dask]' in bleu-compat's "
         "directory",
