@@ -10,7 +10,7 @@ bytes. ``score`` writes a sharded corpus (K aligned shards of a hypothesis
 and one reference, N segments in all; random words, 0-30 tokens a line)
 under ``--dir`` (default /tmp/bleu-compat-shards), the concatenated files
 beside it, and runs ``score --json`` on the concatenation and
-``score --cluster local:1|local:2 --json`` on the globs: the outputs must be
+``card-score --cluster local:1|local:2 --json`` on the globs: the outputs must be
 equal; tokens/s counts hypothesis plus reference tokens. Wall times include
 each process's start (and the LocalCluster's). The machine is shared: the
 load average is printed with every figure.
@@ -86,11 +86,11 @@ def _write_corpus(directory: Path, segments: int, shards: int) -> int:
 def score(segments: int, shards: int, directory: Path) -> None:
     tokens = _write_corpus(directory, segments, shards)
     print(f"corpus: {segments} segments in {shards} shards, {tokens} tokens (hyp + ref), {directory}")
-    wall, single = _run([*BLEU, "score", str(directory / "hyp.all"), str(directory / "ref.all"), "--json"])
+    wall, single = _run([*BLEU, "card-score", str(directory / "hyp.all"), str(directory / "ref.all"), "--json"])
     print(f"score (one process)       : {wall:6.1f} s wall, {tokens / wall:10.0f} tokens/s ({_load()})",
           flush=True)
     for spec in ("local:1", "local:2"):
-        wall, out = _run([*BLEU, "score", "--cluster", spec, str(directory / "hyp.*.txt"),
+        wall, out = _run([*BLEU, "card-score", "--cluster", spec, str(directory / "hyp.*.txt"),
                           str(directory / "ref.*.txt"), "--json"])
         assert out == single, f"score --cluster {spec} differs:\n{out}\n{single}"
         print(f"score --cluster {spec:9}: {wall:6.1f} s wall, {tokens / wall:10.0f} tokens/s "

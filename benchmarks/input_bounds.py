@@ -111,13 +111,13 @@ def main() -> None:
         score = f"/usr/bin/time -f maxrss-kib=%M '{sys.executable}' -m bleu_compat score"
         size = (lambda p: p.stat().st_size if p.exists() else 0)  # noqa: E731
         rows = [
-            ("`score /dev/zero REF`", f"{score} /dev/zero {ref}"),
-            ("`yes | score - REF`", f"yes | {score} - {ref}"),
+            ("`score REF -i /dev/zero`", f"{score} {ref} -i /dev/zero"),
+            ("`yes | score REF -i -`", f"yes | {score} {ref} -i -"),
             ("`yes | score REF` (system on stdin)", f"yes | {score} {ref}"),
             ("`yes | score REF -i - --compare`", f"yes | {score} {ref} -i - --compare"),
-            (f"`.gz` of 2^30 lines ({size(big):,} bytes) vs 3-line REF", f"{score} {big} {ref}"),
-            (f"`.bz2` of 256 MiB NUL ({size(bomb)} bytes)", f"{score} {bomb} {ref}"),
-            ("512 MiB single line", f"{score} {line} {ref}"),
+            (f"`.gz` of 2^30 lines ({size(big):,} bytes) vs 3-line REF", f"{score} {ref} -i {big}"),
+            (f"`.bz2` of 256 MiB NUL ({size(bomb)} bytes)", f"{score} {ref} -i {bomb}"),
+            ("512 MiB single line", f"{score} {ref} -i {line}"),
         ]
         # issue 35: foreign code and output paths (the planted scripts are no known release)
         spew = work / "spew.perl"

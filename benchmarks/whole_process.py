@@ -41,9 +41,9 @@ Rows:
 * ``start-up``: ``bleu-compat --help`` and ``bleu-compat score`` on a
   one-line corpus, alone (no pair): median wall.
 * ``--million``: 1,000,000 segments x 1 reference (bench.py's scale corpus),
-  ``score HYP REF``, ``score REF -i HYP --tokenize none``, ``score REF -i
+  ``card-score HYP REF``, ``score REF -i HYP --tokenize none``, ``score REF -i
   HYP`` (that form's default, 13a, sacreBLEU's: peak RSS must stay under
-  1 GiB, streaming) and ``score HYP REF --segments``, 3 runs each; with
+  1 GiB, streaming) and ``card-score HYP REF --segments``, 3 runs each; with
   ``--million-sacrebleu`` also the ``sacrebleu`` command once on the same
   files (about 2 minutes and several GiB), for the ratio.
 
@@ -289,7 +289,7 @@ def main(argv: list[str] | None = None) -> int:
             (work / "one.ref").write_text("the cat is on the mat\n", "utf-8")
             report["rows"]["startup"] = {
                 "help": alone([ours, "--help"], work, args.runs),
-                "score_one_line": alone([ours, "score", "one.hyp", "one.ref"], work, args.runs),
+                "score_one_line": alone([ours, "score", "one.ref", "-i", "one.hyp"], work, args.runs),
                 "python_itself": alone([py, "-c", "pass"], work, args.runs),
             }
         if args.million:
@@ -300,13 +300,13 @@ def main(argv: list[str] | None = None) -> int:
             hyp, ref = big / "hyp.1000000.txt", big / "ref.1000000.txt"
             rows = {}
             for name, cmd in {
-                "score HYP REF": [ours, "score", hyp.name, ref.name],
+                "card-score HYP REF": [ours, "card-score", hyp.name, ref.name],
                 # -i's form defaults to 13a (as sacreBLEU): name none, as the sacrebleu row does
                 "score REF -i HYP --tokenize none": [ours, "score", ref.name, "-i", hyp.name,
                                                      "--tokenize", "none"],
                 "score REF -i HYP (13a)": [ours, "score", ref.name, "-i", hyp.name],
-                "score HYP REF --segments": [ours, "score", hyp.name, ref.name, "--segments",
-                                             str(big / "segments.jsonl")],
+                "card-score HYP REF --segments": [ours, "card-score", hyp.name, ref.name,
+                                                  "--segments", str(big / "segments.jsonl")],
             }.items():
                 rows[name] = alone(cmd, big, 3)
             if args.million_sacrebleu:

@@ -1,9 +1,10 @@
 /*
  * bleu_compat._ckernel: the whole-block fast path of `bleu-compat score` (issue 20).
  *
- * Two functions, on blocks of whole lines of UTF-8 text (every line ended by LF,
+ * Functions on blocks of whole lines of UTF-8 text (every line ended by LF,
  * the last one possibly not), each the fast twin of a slower reference that
- * the tests compare it with:
+ * the tests compare it with (tokenize_intl and script_counts are described
+ * where they are defined):
  *
  *   tokenize(data, mode) -> bytes
  *       The tokens of every line, as bleu_compat.tokenizers.reference gives
@@ -360,6 +361,225 @@ static PyObject *tokenize(PyObject *self, PyObject *args)
     PyMem_Free(scratch);
     PyBuffer_Release(&view);
     return result;
+}
+
+/* ------------------------------------------------------------------ intl */
+
+/*
+ * sacreBLEU 2.x's intl (mteval-v14.pl's international tokenizer), line by line:
+ * str.rstrip(), then three regular-expression substitutions, then str.split():
+ *
+ *   1. ([^N])([P]) -> "\1 \2 "   (punctuation after a non-number)
+ *   2. ([P])([^N]) -> " \1 \2"   (punctuation before a non-number)
+ *   3. [S]         -> " \0 "     (symbols)
+ *
+ * P, S and N are the classes of bleu_compat.tokenizers.unicode_tables (regex's
+ * \p{P}, \p{S}, \p{N}), handed in as a table of one byte per code point (bit 1 P,
+ * 2 S, 4 N): one source for both paths. Each substitution is a left-to-right scan
+ * of non-overlapping matches of a fixed-length pattern, which is what re.sub
+ * does with it, on the code points of the previous one's output (the spaces it
+ * inserts are non-numbers the next rule sees). Whitespace (rstrip, split) is
+ * Py_UNICODE_ISSPACE, str.isspace()'s.
+ */
+enum { I_P = 1, I_S = 2, I_N = 4 };
+
+static inline unsigned char intl_class(const unsigned char *table, Py_ssize_t n, uint32_t cp)
+{
+    return (Py_ssize_t)cp < n ? table[cp] : 0;
+}
+
+/* rule 1 (second = 0) or rule 2 (second = 1) from in[0..n) to out; returns out's length */
+static Py_ssize_t intl_pairs(const uint32_t *in, Py_ssize_t n, uint32_t *out, int second,
+                             const unsigned char *table, Py_ssize_t tn)
+{
+    Py_ssize_t o = 0, i = 0;
+    while (i < n) {
+        if (i + 1 < n) {
+            unsigned char a = intl_class(table, tn, in[i]), b = intl_class(table, tn, in[i + 1]);
+            int hit = second ? ((a & I_P) && !(b & I_N)) : (!(a & I_N) && (b & I_P));
+            if (hit) {
+                if (second)
+                    out[o++] = ' ';
+                out[o++] = in[i];
+                out[o++] = ' ';
+                out[o++] = in[i + 1];
+                if (!second)
+                    out[o++] = ' ';
+                i += 2;
+                continue;
+            }
+        }
+        out[o++] = in[i++];
+    }
+    return o;
+}
+
+static inline void put_code_point(Out *w, uint32_t cp)
+{
+    unsigned char b[4];
+    Py_ssize_t n;
+    if (cp < 0x80) {
+        b[0] = (unsigned char)cp;
+        n = 1;
+    } else if (cp < 0x800) {
+        b[0] = (unsigned char)(0xC0 | (cp >> 6));
+        b[1] = (unsigned char)(0x80 | (cp & 0x3F));
+        n = 2;
+    } else if (cp < 0x10000) {
+        b[0] = (unsigned char)(0xE0 | (cp >> 12));
+        b[1] = (unsigned char)(0x80 | ((cp >> 6) & 0x3F));
+        b[2] = (unsigned char)(0x80 | (cp & 0x3F));
+        n = 3;
+    } else {
+        b[0] = (unsigned char)(0xF0 | (cp >> 18));
+        b[1] = (unsigned char)(0x80 | ((cp >> 12) & 0x3F));
+        b[2] = (unsigned char)(0x80 | ((cp >> 6) & 0x3F));
+        b[3] = (unsigned char)(0x80 | (cp & 0x3F));
+        n = 4;
+    }
+    put_bytes(w, b, n);
+}
+
+static PyObject *tokenize_intl(PyObject *self, PyObject *args)
+{
+    Py_buffer view, tview;
+    (void)self;
+    if (!PyArg_ParseTuple(args, "y*y*:tokenize_intl", &view, &tview))
+        return NULL;
+    const unsigned char *data = view.buf, *end = data + view.len, *table = tview.buf;
+    Py_ssize_t tn = tview.len;
+    /* a line of k code points grows to at most 2k (rules 1, 2: 4 for 2) then 3 times that
+     * (rule 3), each at most 4 bytes in UTF-8; the output adds one LF per line */
+    if (view.len > PY_SSIZE_T_MAX / 64) {
+        PyBuffer_Release(&view);
+        PyBuffer_Release(&tview);
+        return PyErr_NoMemory();
+    }
+    Py_ssize_t longest = 0;
+    for (const unsigned char *p = data; p < end;) {
+        const unsigned char *nl = memchr(p, '\n', (size_t)(end - p));
+        const unsigned char *e = nl ? nl : end;
+        if (e - p > longest)
+            longest = e - p;
+        p = nl ? nl + 1 : end;
+    }
+    uint32_t *a = PyMem_Malloc((size_t)(longest + 1) * sizeof(uint32_t));
+    uint32_t *b = PyMem_Malloc((size_t)(2 * longest + 2) * sizeof(uint32_t));
+    uint32_t *c = PyMem_Malloc((size_t)(4 * longest + 4) * sizeof(uint32_t));
+    unsigned char *buf = PyMem_Malloc((size_t)(24 * view.len + 2));
+    if (!a || !b || !c || !buf) {
+        PyMem_Free(a);
+        PyMem_Free(b);
+        PyMem_Free(c);
+        PyMem_Free(buf);
+        PyBuffer_Release(&view);
+        PyBuffer_Release(&tview);
+        return PyErr_NoMemory();
+    }
+    Out w = {buf, buf, 0};
+    const unsigned char *line = data;
+    while (line < end) {
+        const unsigned char *nl = memchr(line, '\n', (size_t)(end - line));
+        const unsigned char *s = line, *e = nl ? nl : end;
+        line = nl ? nl + 1 : end;
+        Py_ssize_t n = 0;
+        for (const unsigned char *p = s; p < e;) {
+            Py_ssize_t len = char_len(p, e);
+            a[n++] = code_point(p, len);
+            p += len;
+        }
+        while (n > 0 && Py_UNICODE_ISSPACE(a[n - 1]))  /* str.rstrip() */
+            n--;
+        n = intl_pairs(a, n, b, 0, table, tn);
+        n = intl_pairs(b, n, c, 1, table, tn);
+        w.line_start = w.o;
+        w.pend = 0;
+        for (Py_ssize_t i = 0; i < n; i++) {
+            uint32_t cp = c[i];
+            if (Py_UNICODE_ISSPACE(cp)) {
+                w.pend = 1;
+            } else if (intl_class(table, tn, cp) & I_S) {  /* rule 3: a token of its own */
+                w.pend = 1;
+                put_code_point(&w, cp);
+                w.pend = 1;
+            } else {
+                put_code_point(&w, cp);
+            }
+        }
+        *w.o++ = '\n';
+    }
+    PyObject *result = PyBytes_FromStringAndSize((const char *)buf, w.o - buf);
+    PyMem_Free(a);
+    PyMem_Free(b);
+    PyMem_Free(c);
+    PyMem_Free(buf);
+    PyBuffer_Release(&view);
+    PyBuffer_Release(&tview);
+    return result;
+}
+
+/* ------------------------------------------------------------------ script counts */
+
+static PyObject *script_counts(PyObject *self, PyObject *args)
+{
+    PyObject *text, *han, *kana, *hangul;
+    (void)self;
+    if (!PyArg_ParseTuple(args, "UO!O!O!:script_counts", &text, &PyTuple_Type, &han,
+                          &PyTuple_Type, &kana, &PyTuple_Type, &hangul))
+        return NULL;
+    PyObject *groups[3] = {han, kana, hangul};
+    enum { MAX_RANGES = 64 };
+    long lo[3][MAX_RANGES], hi[3][MAX_RANGES];
+    Py_ssize_t sizes[3];
+    for (int g = 0; g < 3; g++) {
+        sizes[g] = PyTuple_GET_SIZE(groups[g]);
+        if (sizes[g] > MAX_RANGES) {
+            PyErr_SetString(PyExc_ValueError, "script_counts: at most 64 ranges per group");
+            return NULL;
+        }
+        for (Py_ssize_t k = 0; k < sizes[g]; k++) {
+            PyObject *r = PyTuple_GET_ITEM(groups[g], k);
+            if (!PyTuple_Check(r) || PyTuple_GET_SIZE(r) != 2) {
+                PyErr_SetString(PyExc_TypeError, "script_counts: ranges are (first, last) pairs");
+                return NULL;
+            }
+            lo[g][k] = PyLong_AsLong(PyTuple_GET_ITEM(r, 0));
+            hi[g][k] = PyLong_AsLong(PyTuple_GET_ITEM(r, 1));
+            if (PyErr_Occurred())
+                return NULL;
+        }
+    }
+    long first = 0x110000;  /* below every range: no group to test */
+    for (int g = 0; g < 3; g++)
+        for (Py_ssize_t k = 0; k < sizes[g]; k++)
+            if (lo[g][k] < first)
+                first = lo[g][k];
+    int kind = PyUnicode_KIND(text);
+    const void *data = PyUnicode_DATA(text);
+    Py_ssize_t n = PyUnicode_GET_LENGTH(text);
+    Py_ssize_t letters = 0, counts[3] = {0, 0, 0};
+    for (Py_ssize_t i = 0; i < n; i++) {
+        Py_UCS4 ch = PyUnicode_READ(kind, data, i);
+        if (ch < 0x80) {  /* ASCII: the letters are A-Z and a-z */
+            letters += ((ch | 0x20) >= 'a' && (ch | 0x20) <= 'z');
+            continue;
+        }
+        if (Py_UNICODE_ISALNUM(ch) && !Py_UNICODE_ISDECIMAL(ch))
+            letters++;
+        if ((long)ch < first)
+            continue;
+        int found = 0;
+        for (int g = 0; g < 3 && !found; g++)
+            for (Py_ssize_t k = 0; k < sizes[g]; k++)
+                if ((long)ch >= lo[g][k] && (long)ch <= hi[g][k]) {
+                    counts[g]++;
+                    found = 1;
+                    break;
+                }
+    }
+    if (PyErr_Occurred())
+        return NULL;
+    return Py_BuildValue("nnnn", letters, counts[0], counts[1], counts[2]);
 }
 
 /* ------------------------------------------------------------------ counting */
@@ -1031,6 +1251,13 @@ fail:
 }
 
 static PyMethodDef methods[] = {
+    {"tokenize_intl", tokenize_intl, METH_VARARGS,
+     "tokenize_intl(data: bytes, table: bytes) -> bytes: sacreBLEU's intl tokens of every "
+     "line (rstrip, the three substitutions, split), joined by spaces, each line ended by LF; "
+     "table[cp] has bit 1 for punctuation, 2 for symbols, 4 for numbers."},
+    {"script_counts", script_counts, METH_VARARGS,
+     "script_counts(text: str, han, kana, hangul) -> (letters, han, kana, hangul): the counts "
+     "of [^\\W\\d_] and of each tuple of (first, last) code point ranges."},
     {"tokenize", tokenize, METH_VARARGS,
      "tokenize(data: bytes, mode: int) -> bytes: every line's tokens joined by spaces, each "
      "line ended by LF (mode 0 = 13a, 1 = zh, 2 = char)."},

@@ -11,10 +11,12 @@ Standard library only.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from itertools import islice
-from pathlib import Path
-from typing import Any, Callable, Iterator, Sequence
+# typing is not imported at run time (issue 34: 2 ms of every command's start-up)
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from pathlib import Path
+    from typing import Any, Callable, Iterator, Sequence
 
 from .errors import InvalidInputError
 
@@ -62,8 +64,30 @@ class CorpusReadError(InvalidInputError):
     """A corpus file cannot be read as the rules require."""
 
 
-@dataclass(frozen=True)
-class CorpusFile:
+class _Frozen:
+    """A small record: its fields are set once (``__init__``), compared and shown by value.
+    (Not a dataclass: ``dataclasses`` imports ``inspect``, 5 ms of every ``score``'s start.)"""
+
+    __slots__: tuple[str, ...] = ()
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        raise AttributeError(f"{type(self).__name__} is read-only")
+
+    def _values(self) -> tuple[Any, ...]:
+        return tuple(getattr(self, k) for k in self.__slots__)
+
+    def __eq__(self, other: object) -> bool:
+        return type(other) is type(self) and self._values() == other._values()  # type: ignore[attr-defined]
+
+    def __hash__(self) -> int:
+        return hash(self._values())
+
+    def __repr__(self) -> str:
+        fields = ", ".join(f"{k}={getattr(self, k)!r}" for k in self.__slots__)
+        return f"{type(self).__name__}({fields})"
+
+
+class CorpusFile(_Frozen):
     """The lines of one corpus file.
 
     Attributes:
@@ -72,9 +96,12 @@ class CorpusFile:
         warnings: human-readable notes (a BOM, CRLF line ends).
     """
 
-    path: str
-    lines: list[str]
-    warnings: list[str] = field(default_factory=list)
+    __slots__ = ("path", "lines", "warnings")
+
+    def __init__(self, path: str, lines: list[str], warnings: list[str] | None = None) -> None:
+        object.__setattr__(self, "path", path)
+        object.__setattr__(self, "lines", lines)
+        object.__setattr__(self, "warnings", [] if warnings is None else warnings)
 
     @property
     def n_lines(self) -> int:
@@ -229,8 +256,7 @@ def _decode_error(name: str, data: bytes, start: int, first_line: int) -> Corpus
     return CorpusReadError(f"{name}: line {number} is not UTF-8")  # pragma: no cover
 
 
-@dataclass(frozen=True)
-class CorpusScan:
+class CorpusScan(_Frozen):
     """What :func:`scan_file` found: the file's line count and warnings, not its text.
 
     Attributes:
@@ -239,9 +265,12 @@ class CorpusScan:
         warnings: the same notes :func:`read_lines` gives.
     """
 
-    path: str
-    n_lines: int
-    warnings: list[str] = field(default_factory=list)
+    __slots__ = ("path", "n_lines", "warnings")
+
+    def __init__(self, path: str, n_lines: int, warnings: list[str] | None = None) -> None:
+        object.__setattr__(self, "path", path)
+        object.__setattr__(self, "n_lines", n_lines)
+        object.__setattr__(self, "warnings", [] if warnings is None else warnings)
 
 
 _BOM = "\ufeff".encode("utf-8")

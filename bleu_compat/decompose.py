@@ -1386,6 +1386,10 @@ class CompareResult:
         token_notes: sentences on the tokens no library made: each Moses tokenization
             (ours), and whether the real tokenizer.perl checked it (on how many lines) or
             why not.
+        refused: ``(configuration, why)`` for each configuration whose library gives no
+            number on these files (``compare(..., refused_ok=True)``: it takes one
+            reference file, it raises, its number is not finite); they are in no
+            ``runs`` and no pair.
     """
 
     system: str
@@ -1393,6 +1397,7 @@ class CompareResult:
     decompositions: tuple[Decomposition, ...]
     token_mismatches: tuple[Any, ...] = ()
     token_notes: tuple[str, ...] = ()
+    refused: tuple[tuple[Configuration, str], ...] = ()
 
     @property
     def unexpected(self) -> bool:
@@ -1669,7 +1674,8 @@ def decompose(a: Configuration, b: Configuration, a_bleu: float, b_bleu: float,
 def compare(hypothesis: str, references: Sequence[str],
             configs: Sequence[str | Configuration] = DEFAULT_COMPARE, *,
             card_tokenize: str = "13a", card_lowercase: bool = False,
-            progress: Callable[[str], Any] | None = None) -> CompareResult:
+            progress: Callable[[str], Any] | None = None,
+            refused_ok: bool = False) -> CompareResult:
     """Run each configuration's real library on the files and decompose every pair's gap.
 
     Args:
@@ -1679,12 +1685,16 @@ def compare(hypothesis: str, references: Sequence[str],
         configs: built-in names, specs (:data:`CONFIG_SYNTAX`) or :class:`Configuration`s.
         card_tokenize: the built-in ``card``'s tokenizer; card_lowercase: whether it lowercases.
         progress: called with a short description before each slow step.
+        refused_ok: a configuration whose library gives no number on the files (it
+            cannot take them, raises on them, or gives a number that is not finite) is
+            left out with the reason (:attr:`CompareResult.refused`) instead of raising.
 
     Returns:
         A :class:`CompareResult` (scores on the 0–1 scale as ``bleu``, 0–100 as ``points``).
 
     Raises:
-        ValueError: a bad configuration spec.
+        ValueError: a bad configuration spec; without ``refused_ok``, a library that gives
+            no number.
         CorpusReadError: a file cannot be read.
         OracleUnavailableError / ImportError: a library is not installed.
 
@@ -1707,23 +1717,40 @@ def compare(hypothesis: str, references: Sequence[str],
     hyp_lines = read_lines(hypothesis).lines
     ref_lines = [read_lines(r).lines for r in references]
     runs = []
+    refused: list[tuple[Configuration, str]] = []
     for c in cfgs:
         if progress:
             progress(f"running {c.name} ({c.implementation})")
         lib = _library(c.implementation)
+        who = lib.display_name if lib is not None else c.implementation
         try:
             points = library_points(c, hyp_lines, ref_lines, (hypothesis, list(references)))
         except (ArithmeticError, AssertionError, IndexError) as exc:  # the library refuses
-            who = lib.display_name if lib is not None else c.implementation
-            raise ValueError(f"{c.name}: {who} raises {type(exc).__name__} on these files "
-                             f"({exc}): it gives no number") from None
+            why = f"{who} raises {type(exc).__name__} on these files ({exc}): it gives no number"
+            if not refused_ok:
+                raise ValueError(f"{c.name}: {why}") from None
+            refused.append((c, why))
+            continue
+        except ValueError as exc:  # the adapter: the library cannot take these files
+            from bleu_compat.errors import ConfigError
+
+            # a ConfigError is the set-up's (a segmenter's model missing, ...): the run stops
+            if not refused_ok or isinstance(exc, ConfigError):
+                raise
+            text = str(exc)
+            refused.append((c, text[len(c.name) + 2:] if text.startswith(f"{c.name}: ") else text))
+            continue
         if not math.isfinite(points):  # add-k with value=1e308: the library's own overflow
-            who = lib.display_name if lib is not None else c.implementation
-            raise ValueError(f"{c.name}: {who} gives BLEU = {points} on these files (its own "
-                             "arithmetic does not give a finite number): no number to compare")
+            why = (f"{who} gives BLEU = {points} on these files (its own arithmetic does not "
+                   "give a finite number): no number to compare")
+            if not refused_ok:
+                raise ValueError(f"{c.name}: {why}")
+            refused.append((c, why))
+            continue
         on_100 = lib is not None and lib.native.scale == "0-100"
         bleu = points / 100 if on_100 else points
         runs.append(ConfigRun(c, bleu, points if on_100 else 100 * bleu))
+    cfgs = [run.config for run in runs]
     mismatches = _token_check(cfgs, hypothesis, hyp_lines, references, ref_lines, progress)
     moses_mismatches, notes = _moses_check(cfgs, hypothesis, hyp_lines, references, ref_lines,
                                            progress)
@@ -1738,7 +1765,8 @@ def compare(hypothesis: str, references: Sequence[str],
             decs.append(decompose(cfgs[i], cfgs[j], runs[i].bleu, runs[j].bleu, ev))
     finally:
         stats.close()
-    return CompareResult(hypothesis, tuple(runs), tuple(decs), mismatches, notes)
+    return CompareResult(hypothesis, tuple(runs), tuple(decs), mismatches, notes,
+                         tuple(refused))
 
 
 def _moses_check(cfgs: Sequence[Configuration], hypothesis: str, hyp_lines: Sequence[str],

@@ -31,10 +31,14 @@ Standard library only; imports nothing from the package but :mod:`bleu_compat.er
 from __future__ import annotations
 
 import errno
-import hashlib
 import os
 import stat
-from typing import Any
+
+# typing and hashlib are not imported at run time here: every command that runs
+# implementations builds its parser with add_option (issue 34: score's start-up)
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 from bleu_compat.errors import OracleUnavailableError
 
@@ -112,6 +116,8 @@ def refuse_unknown(what: str, digest: str, known: str) -> None:
 
 def sha256_hex(data: bytes) -> str:
     """The SHA-256 of ``data``, in hex."""
+    import hashlib
+
     return hashlib.sha256(data).hexdigest()
 
 

@@ -16,25 +16,19 @@ for blocks large enough to need it, and never with the C kernel.
 
 from __future__ import annotations
 
-from typing import Any, Callable, Sequence
+# typing is not imported at run time (issue 34: 2 ms of every command's start-up)
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any, Callable, Sequence
 
-from .corpus_io import decode_block, iter_line_blocks
-from .errors import InvalidInputError
-from .fast import (
-    HYP_END,
-    _bytes_counts,
-    REF_END,
-    _with_ends,
-    numpy_available,
-    numpy_stream_counts,
-    python_counts,
-)
-from .stats import _BLOCK_SEGMENTS, SufficientStats, _n_tokens, check_max_order
-from .tokenizers import (
-    bytes_split_is_str_split,
-    get_tokenizer,
-)
 from .tokenizers.block import kernel, tokenize_block
+
+if TYPE_CHECKING:
+    from .stats import SufficientStats
+
+# The C kernel's path (count_block with the kernel built) needs nothing more: the
+# statistics classes and the numpy and pure-Python counters are imported where they are
+# used, so that `score` imports neither them nor dataclasses (issue 34: start-up).
 
 __all__ = ["corpus_stats_files", "count_block", "next_block_lines", "STREAM_BLOCK_TOKENS"]
 
@@ -49,6 +43,8 @@ _NUMPY_MIN_BYTES = 1024
 #: Lines of each file in the first block of corpus_stats_files; later blocks
 #: are sized from the tokens per line seen so far.
 _FIRST_BLOCK_LINES = 512
+#: The most lines of a block (bleu_compat.stats._BLOCK_SEGMENTS: a test keeps them equal).
+_BLOCK_SEGMENTS = 1 << 17
 
 
 def corpus_stats_files(
@@ -89,6 +85,11 @@ def corpus_stats_files(
         ConfigError: ``max_order`` < 1 or an unknown tokenizer.
         CorpusReadError: a file cannot be read or changed while being read.
     """
+    from .corpus_io import iter_line_blocks
+    from .errors import InvalidInputError
+    from .stats import SufficientStats, check_max_order
+    from .tokenizers import get_tokenizer
+
     check_max_order(max_order)
     if not references:
         raise InvalidInputError("at least one reference file is needed")
@@ -152,6 +153,19 @@ def count_block(
             [tokenize_block(chunk, tokenize) for chunk in chunks], n_lines, max_order,
             per_segment, tokenize != "none")
         return m, t, h, r, c_rows if c_rows is not None else [], n_tokens
+    from .corpus_io import decode_block
+    from .fast import (
+        HYP_END,
+        REF_END,
+        _bytes_counts,
+        _with_ends,
+        numpy_available,
+        numpy_stream_counts,
+        python_counts,
+    )
+    from .stats import _n_tokens
+    from .tokenizers import bytes_split_is_str_split
+
     if sum(map(len, chunks)) >= _NUMPY_MIN_BYTES and numpy_available():
         if tokenize == "none" and all(map(bytes_split_is_str_split, chunks)):
             # tokens split and interned in numpy, no Python object per token

@@ -177,7 +177,9 @@ class TestStreamedFiles:
         if request.param == "numpy":
             monkeypatch.setattr(stream, "_NUMPY_MIN_BYTES", 0)
         else:
-            monkeypatch.setattr(stream, "numpy_available", lambda: False)
+            from bleu_compat import fast  # stream imports it where the kernel is not built
+
+            monkeypatch.setattr(fast, "numpy_available", lambda: False)
         return request.param
 
     @pytest.mark.parametrize("quirk", ["bom", "empty", "tab", "nbsp", "zwsp"])
@@ -243,18 +245,25 @@ class TestStreamedFiles:
 
 
 def test_score_reads_a_pipe_like_a_file(tmp_path):
-    """score checks then streams each file; a pipe (/dev/stdin) is copied once, so it scores the same."""
+    """score streams each file; a pipe (/dev/stdin) scores as the file does, in both forms."""
     import subprocess
 
     hyp = "the cat sat on the mat\nthere is a cat\n" * 300
     ref = "the cat is on the mat\nthere is a dog\n" * 300
     (tmp_path / "hyp.txt").write_text(hyp, encoding="utf-8")
     (tmp_path / "ref.txt").write_text(ref, encoding="utf-8")
-    cmd = [sys.executable, "-m", "bleu_compat", "score"]
+    cmd = [sys.executable, "-m", "bleu_compat", "card-score"]
     from_file = subprocess.run([*cmd, "hyp.txt", "ref.txt", "--json"], cwd=tmp_path,
                                capture_output=True, text=True, timeout=60)
     from_pipe = subprocess.run([*cmd, "/dev/stdin", "ref.txt", "--json"], cwd=tmp_path, input=hyp,
                                capture_output=True, text=True, timeout=60)
+    assert from_file.returncode == from_pipe.returncode == 0, from_pipe.stderr
+    assert from_pipe.stdout == from_file.stdout
+    sacre = [sys.executable, "-m", "bleu_compat", "score", "ref.txt"]
+    from_file = subprocess.run([*sacre, "-i", "hyp.txt", "-f", "text"], cwd=tmp_path,
+                               capture_output=True, text=True, timeout=60)
+    from_pipe = subprocess.run([*sacre, "-i", "/dev/stdin", "-f", "text"], cwd=tmp_path,
+                               input=hyp, capture_output=True, text=True, timeout=60)
     assert from_file.returncode == from_pipe.returncode == 0, from_pipe.stderr
     assert from_pipe.stdout == from_file.stdout
     twice = subprocess.run([*cmd, "/dev/stdin", "/dev/stdin"], cwd=tmp_path, input=hyp,

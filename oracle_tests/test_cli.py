@@ -160,13 +160,13 @@ def _write(path: Path, data: bytes) -> str:
 
 
 class TestScore:
-    """``bleu-compat score HYP REF [REF ...]`` on files, one segment per line."""
+    """``bleu-compat card-score HYP REF [REF ...]`` on files, one segment per line."""
 
     def test_summary_hand_counted(self, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
         """'a b c d' vs 'a b c d e': precisions 100/100/100/100, BP exp(1 - 5/4), ratio 0.800."""
         hyp = _write(tmp_path / "hyp", b"a b c d\n")
         ref = _write(tmp_path / "ref", b"a b c d e\n")
-        assert main(["score", hyp, ref]) == 0
+        assert main(["card-score", hyp, ref]) == 0
         bp = math.exp(1 - 5 / 4)
         # the summary line, then the signature line (SPEC.md section 8)
         assert capsys.readouterr().out.splitlines()[0] == (
@@ -177,7 +177,7 @@ class TestScore:
         """An empty line is an empty segment: its reference length counts, it is never skipped."""
         hyp = _write(tmp_path / "hyp", b"a b\n\n")
         ref = _write(tmp_path / "ref", b"a b\nc d e\n")
-        assert main(["score", "--json", hyp, ref]) == 0
+        assert main(["card-score", "--json", hyp, ref]) == 0
         out = json.loads(capsys.readouterr().out)
         assert (out["candidate_length"], out["reference_length"]) == (2, 5)
 
@@ -186,16 +186,16 @@ class TestScore:
         ref = _write(tmp_path / "ref", b"a b c\nd e\n")
         with_nl = _write(tmp_path / "h1", b"a b c\nd x\n")
         without = _write(tmp_path / "h2", b"a b c\nd x")
-        assert main(["score", "--json", with_nl, ref]) == 0
+        assert main(["card-score", "--json", with_nl, ref]) == 0
         first = capsys.readouterr().out
-        assert main(["score", "--json", without, ref]) == 0
+        assert main(["card-score", "--json", without, ref]) == 0
         assert capsys.readouterr().out == first
 
     def test_line_count_mismatch(self, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
         """Different line counts: both files and both counts named, exit 2."""
         hyp = _write(tmp_path / "hyp.txt", b"a\nb\nc\n")
         ref = _write(tmp_path / "ref.txt", b"a\nb\n")
-        assert main(["score", hyp, ref]) == 2
+        assert main(["card-score", hyp, ref]) == 2
         captured = capsys.readouterr()
         assert captured.out == ""
         assert hyp in captured.err and ref in captured.err and "3" in captured.err and "2" in captured.err
@@ -204,7 +204,7 @@ class TestScore:
         """A byte that is not UTF-8 is an error naming the file and the line, exit 2."""
         hyp = _write(tmp_path / "hyp.txt", b"a\nb\n")
         ref = _write(tmp_path / "ref.txt", b"a\nb \xe9t\xe9\n")
-        assert main(["score", hyp, ref]) == 2
+        assert main(["card-score", hyp, ref]) == 2
         err = capsys.readouterr().err
         assert ref in err and "line 2" in err and "Traceback" not in err
 
@@ -213,7 +213,7 @@ class TestScore:
         hyp = _write(tmp_path / "hyp", b"the cat sat on the mat\n")
         ref1 = _write(tmp_path / "r1", b"the cat is on the mat\n")
         ref2 = _write(tmp_path / "r2", b"a cat sat on a mat\n")
-        assert main(["score", "--json", hyp, ref1, ref2]) == 0
+        assert main(["card-score", "--json", hyp, ref1, ref2]) == 0
         out = json.loads(capsys.readouterr().out)
         assert set(out) == set(card("bleu-corpus-compute").output_schema["properties"])
         # unigrams: the×2 (clip 2), cat, sat, on, mat → 6; bigrams: the cat, on the, the mat (r1),
@@ -225,19 +225,19 @@ class TestScore:
         """--max-order 2 scores up to bigrams and prints two precisions."""
         hyp = _write(tmp_path / "hyp", b"the cat sat on the mat\n")
         ref = _write(tmp_path / "ref", b"the cat is on the mat\n")
-        assert main(["score", "--max-order", "2", hyp, ref]) == 0
+        assert main(["card-score", "--max-order", "2", hyp, ref]) == 0
         assert capsys.readouterr().out.startswith("BLEU = 70.71, 83.3/60.0 (BP=1.000, ratio=1.000,")
 
     def test_bad_max_order(self, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
         """--max-order 0 is a usage error, exit 2."""
         hyp = _write(tmp_path / "hyp", b"a\n")
-        assert main(["score", "--max-order", "0", hyp, hyp]) == 2
+        assert main(["card-score", "--max-order", "0", hyp, hyp]) == 2
         assert "--max-order" in capsys.readouterr().err
 
     def test_missing_file(self, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
         """A file that does not exist: one line on stderr naming it, exit 2."""
         hyp = _write(tmp_path / "hyp", b"a\n")
-        assert main(["score", hyp, str(tmp_path / "missing")]) == 2
+        assert main(["card-score", hyp, str(tmp_path / "missing")]) == 2
         assert "missing" in capsys.readouterr().err
 
     def test_usage_error(self, capsys: pytest.CaptureFixture[str]) -> None:

@@ -148,7 +148,7 @@ def test_without_dask_a_clear_message(tmp_path: Path, capsys: pytest.CaptureFixt
     assert "pip install 'bleu-compat[dask]'" in capsys.readouterr().err
 
 
-# ------------------------------------------------------------------ score --cluster
+# ------------------------------------------------------------- card-score --cluster
 
 WORDS = "the a cat dog sat on mat is was big small red , . über 猫".split()
 
@@ -188,16 +188,16 @@ def test_score_cluster_equals_the_single_process_run(address: str, tmp_path: Pat
     whole = {name: _concatenate(paths, tmp_path / f"{name}.all") for name, paths in files.items()}
     globs = [str(tmp_path / "s" / f"{name}.*.txt") for name in files]
     for flags in (["--json"], [], ["--decimals", "6", "--max-order", "3"]):
-        assert main(["score", *map(str, whole.values()), *flags]) == 0
+        assert main(["card-score", *map(str, whole.values()), *flags]) == 0
         single = capsys.readouterr().out
-        assert main(["score", "--cluster", address, *globs, *flags]) == 0
+        assert main(["card-score", "--cluster", address, *globs, *flags]) == 0
         sharded = capsys.readouterr()
         # byte-equal but for the line naming the files' roles (globs here, concatenations there)
         assert _without_roles(sharded.out) == _without_roles(single)
         if "--json" not in flags:
             assert f"hypothesis: {globs[0]}; references: {globs[1]}, {globs[2]}" in sharded.out
         assert "4 shards, 1606 segments" in sharded.err
-    assert main(["score", "--cluster", address, *globs, "--json"]) == 0
+    assert main(["card-score", "--cluster", address, *globs, "--json"]) == 0
     got = json.loads(capsys.readouterr().out)
     lines = {n: p.read_text(encoding="utf-8").splitlines() for n, p in whole.items()}
     total = SufficientStats.zero(4)
@@ -211,9 +211,9 @@ def test_score_cluster_local_workers(tmp_path: Path, capsys: pytest.CaptureFixtu
     """``--cluster local:1`` starts (and stops) its own LocalCluster; 13a tokenizing on the worker."""
     files = _shards(tmp_path, 2, 50, refs=1)
     whole = {name: _concatenate(paths, tmp_path / f"{name}.all") for name, paths in files.items()}
-    assert main(["score", *map(str, whole.values()), "--tokenize", "13a"]) == 0
+    assert main(["card-score", *map(str, whole.values()), "--tokenize", "13a"]) == 0
     single = capsys.readouterr().out
-    assert main(["score", "--cluster", "local:1", str(tmp_path / "hyp.*.txt"),
+    assert main(["card-score", "--cluster", "local:1", str(tmp_path / "hyp.*.txt"),
                  str(tmp_path / "ref0.*.txt"), "--tokenize", "13a"]) == 0
     assert _without_roles(capsys.readouterr().out) == _without_roles(single)
 
@@ -225,16 +225,20 @@ def test_score_cluster_bad_shards_exit_2(address: str, tmp_path: Path,
     files = _shards(tmp_path, 3, 20, refs=1)
     hyp, ref = str(tmp_path / "hyp.*.txt"), str(tmp_path / "ref0.*.txt")
     files["ref0"][2].unlink()
-    assert main(["score", "--cluster", address, hyp, ref]) == 2
+    assert main(["card-score", "--cluster", address, hyp, ref]) == 2
     assert "different numbers of shards" in capsys.readouterr().err
     files["ref0"][2].write_text("one line\n", encoding="utf-8")
-    assert main(["score", "--cluster", address, hyp, ref]) == 2
+    assert main(["card-score", "--cluster", address, hyp, ref]) == 2
     err = capsys.readouterr().err
     assert "ref0.02.txt" in err and "Traceback" not in err
-    assert main(["score", "--cluster", address, str(tmp_path / "none.*"), ref]) == 2
+    assert main(["card-score", "--cluster", address, str(tmp_path / "none.*"), ref]) == 2
     assert "matches no file" in capsys.readouterr().err
-    assert main(["score", "--cluster", address, hyp, ref, "--compare"]) == 2
+    assert main(["card-score", "--cluster", address, hyp, ref, "--compare"]) == 2
     assert "--compare" in capsys.readouterr().err
+    # score's positional files are references (sacreBLEU's meaning): --cluster, which takes
+    # the hypothesis first, is card-score's, and score says so (issue 34)
+    assert main(["score", "--cluster", address, hyp, ref]) == 2
+    assert "bleu-compat card-score --cluster" in capsys.readouterr().err
 
 
 def test_unreachable_scheduler_exit_2(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

@@ -325,14 +325,18 @@ class TestSacrebleuOptions:
 
     @pytest.mark.parametrize("kind", ["gz-truncated", "gz-flipped", "gz-garbage", "xz-flipped",
                                       "bz2-flipped"])
-    @pytest.mark.parametrize("form", ["REF -i SYS", "--compare", "HYP REF"])
+    @pytest.mark.parametrize("form", ["REF -i SYS", "--compare", "card-score HYP REF"])
     def test_corrupt_compressed_file_is_named(self, capsys, tmp_path, kind, form):
         suffix, body = self._corrupt(kind)
         bad = tmp_path / f"ref.{suffix}"
         bad.write_bytes(body)
         args = {"REF -i SYS": [str(bad), "-i", SYS], "--compare": [str(bad), "-i", SYS, "--compare"],
-                "HYP REF": [SYS, str(bad)]}[form]
-        code, out, err = _run(capsys, *args)
+                "card-score HYP REF": [SYS, str(bad)]}[form]
+        if form.startswith("card-score"):
+            code = main(["card-score", *args])
+            out, err = capsys.readouterr()
+        else:
+            code, out, err = _run(capsys, *args)
         assert code == 2, (code, err)
         assert str(bad) in err and "corrupt or truncated" in err and "Traceback" not in err
 

@@ -37,8 +37,8 @@ def _files(tmp_path: Path, hyps: list[str], refs: list[str]) -> tuple[str, str]:
     return str(hyp), str(ref)
 
 
-def _compare(capsys: pytest.CaptureFixture[str], *argv: str) -> dict:
-    code = main(["score", *argv, "--format", "json"])
+def _compare(capsys: pytest.CaptureFixture[str], *argv: str, command: str = "score") -> dict:
+    code = main([command, *argv, "--format", "json"])
     out, err = capsys.readouterr()
     assert code == 0, err
     (row,) = json.loads(out)["systems"]
@@ -89,7 +89,7 @@ class TestNltkZeroMatchTiny:
         bp = math.exp(1 - 6 / 5)
         independent = _nltk_last_step([4 / 5, 2 / 4, 1 / 3, sys.float_info.min], bp)
         assert own == independent > 0
-        cmp = _compare(capsys, hyp, ref, "--compare", "nltk", "card")
+        cmp = _compare(capsys, hyp, ref, "--compare", "nltk", "card", command="card-score")
         (d,) = cmp["decomposition"]
         assert d["start_bleu"] == own and d["end_bleu"] == 0.0
         assert [c["cause"] for c in d["causes"]] == ["NLTK-ZERO-MATCH-TINY"]
@@ -127,7 +127,7 @@ class TestNltkMethod1ZeroEpsilon:
         independent = _nltk_last_step([4 / 5, 2 / 4, 1 / 3, 0.0], math.exp(1 - 6 / 5))
         assert own == independent and f"{100 * own:.6f}" == "49.473859"
         cmp = _compare(capsys, hyp, ref, "--compare", "nltk:smooth=method1,value=0",
-                       "card:smooth=method1,value=0")
+                       "card:smooth=method1,value=0", command="card-score")
         (d,) = cmp["decomposition"]
         assert [c["cause"] for c in d["causes"]] == ["NLTK-METHOD1-ZERO-EPSILON"]
         (c,) = d["causes"]

@@ -420,8 +420,9 @@ def test_score_html_needs_compare(tmp_path: Path) -> None:
     base = ROOT / "fixtures" / "real" / "nltk-wmt15-100"
     out = tmp_path / "x.html"
     proc = subprocess.run(
-        [sys.executable, "-m", "bleu_compat", "score", str(base / "sys.google.tok.txt"),
-         str(base / "ref.A.tok.txt"), "--html", str(out)], capture_output=True, text=True, timeout=120)
+        [sys.executable, "-m", "bleu_compat", "score", str(base / "ref.A.tok.txt"), "-i",
+         str(base / "sys.google.tok.txt"), "--html", str(out)], capture_output=True, text=True,
+        timeout=120)
     assert proc.returncode == 2 and "--compare" in proc.stderr and not out.exists()
 
 
@@ -429,8 +430,8 @@ def test_score_html_unwritable(tmp_path: Path) -> None:
     """An --html path in a missing directory: exit 2 with the reason, no traceback."""
     base = ROOT / "fixtures" / "real" / "nltk-wmt15-100"
     proc = subprocess.run(
-        [sys.executable, "-m", "bleu_compat", "score", str(base / "sys.google.tok.txt"),
-         str(base / "ref.A.tok.txt"), "--compare", "--html", str(tmp_path / "no" / "x.html")],
+        [sys.executable, "-m", "bleu_compat", "score", str(base / "ref.A.tok.txt"), "-i",
+         str(base / "sys.google.tok.txt"), "--compare", "--html", str(tmp_path / "no" / "x.html")],
         capture_output=True, text=True, timeout=300)
     assert proc.returncode == 2 and "cannot write" in proc.stderr and "Traceback" not in proc.stderr
 

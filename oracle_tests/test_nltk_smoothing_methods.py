@@ -10,6 +10,7 @@ bit for bit (its end state is the dialect model's value; the pair is UNEXPECTED 
 from __future__ import annotations
 
 import random
+import re
 import warnings
 from fractions import Fraction
 from pathlib import Path
@@ -131,7 +132,10 @@ def test_method6_on_wmt17_is_nltks_number(tmp_path: Path) -> None:
     _check(compare(hyp, [ref], ["nltk", *expected]), expected)
 
 
-def test_method6_without_a_trigram_match_is_a_one_line_error(tmp_path: Path, capsys) -> None:
+def test_method6_without_a_trigram_match_is_a_row_saying_why(tmp_path: Path, capsys) -> None:
+    """NLTK's method6 raises AssertionError without a trigram match. Alone, one line naming
+    it, exit 2; beside sacreBLEU, its row says so and has no number, and sacreBLEU's is
+    compared (issue 34: it was the end of the run, exit 2)."""
     h, r = _write(tmp_path, ["the cat is on mat", "hello there world"],
                   ["the cat sat on a mat", "hello world"])
     with pytest.raises(AssertionError):
@@ -140,6 +144,12 @@ def test_method6_without_a_trigram_match_is_a_one_line_error(tmp_path: Path, cap
     code = main(["score", r, "-i", h, "--compare", "nltk:smooth=method6"])
     err = capsys.readouterr().err
     assert code == 2 and err.count("\n") == 1 and "AssertionError" in err and "Traceback" not in err
+    code = main(["score", r, "-i", h, "--compare", "sacrebleu", "nltk:smooth=method6"])
+    out, err = capsys.readouterr()
+    assert code == 0, err
+    assert re.search(r"\n  nltk:smooth=method6 +no number ", out), out
+    assert "nltk:smooth=method6: no number: NLTK" in out and "AssertionError" in out
+    assert "Traceback" not in err
 
 
 @pytest.mark.parametrize("k", (0.5, 2.0, 0.0))

@@ -12,8 +12,10 @@ builds the cache layout evaluate writes from the module's three files when
 
 from __future__ import annotations
 
+import json
 import os
 import random
+import re
 import shutil
 import subprocess
 import sys
@@ -324,12 +326,23 @@ def _cli(args: list[str], env: dict | None = None, cwd: Path | None = None) -> s
                           text=True, timeout=300, env=env, cwd=cwd)
 
 
-def test_t2t_refuses_two_reference_files(tmp_path: Path) -> None:
+def test_t2t_with_two_reference_files_is_a_row_saying_why(tmp_path: Path) -> None:
+    """issue 34: t2t's bleu_wrapper takes one reference file; with two, its row says so and
+    the run goes on (sacreBLEU's row, exit 0), where it was exit 2 and every number lost."""
     _t2t()
-    proc = _cli(["score", str(REF), str(REF), "-i", str(SYS), "--compare", "t2t-bleu"])
-    assert proc.returncode == 2, proc.stdout + proc.stderr
-    assert "t2t-bleu takes one reference file" in proc.stderr
-    assert "Traceback" not in proc.stderr and len(proc.stderr.strip().splitlines()) == 1
+    proc = _cli(["score", str(REF), str(REF), "-i", str(SYS), "--compare", "sacrebleu", "t2t-bleu"])
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert re.search(r"\n  sacrebleu +\d+\.\d{6}  sacreBLEU ", proc.stdout), proc.stdout
+    assert re.search(r"\n  t2t-bleu +no number  tensor2tensor ", proc.stdout), proc.stdout
+    assert "t2t-bleu: no number: t2t-bleu takes one reference file" in proc.stdout
+    assert "UNEXPECTED" not in proc.stdout and "Traceback" not in proc.stderr
+    proc = _cli(["score", str(REF), str(REF), "-i", str(SYS), "--compare", "sacrebleu",
+                 "t2t-bleu", "-f", "json"])
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    rows = json.loads(proc.stdout)["systems"][0]["compare"]["configurations"]
+    assert [(r["name"], r["BLEU"] is None) for r in rows] == [("sacrebleu", False),
+                                                              ("t2t-bleu", True)]
+    assert "takes one reference file" in rows[1]["no_number"]
 
 
 def test_hf_bleu_without_a_cached_module_is_not_installed(tmp_path: Path) -> None:
@@ -339,15 +352,18 @@ def test_hf_bleu_without_a_cached_module_is_not_installed(tmp_path: Path) -> Non
     assert "hf-bleu is not installed" in proc.stderr and "Traceback" not in proc.stderr
 
 
-def test_a_library_exception_is_a_clear_error(tmp_path: Path) -> None:
+def test_a_library_exception_is_a_row_saying_why(tmp_path: Path) -> None:
     """An empty system output: HF's compute_bleu divides by its length 0 (ZeroDivisionError):
-    one line naming the configuration and the exception, exit 2."""
+    its row names the exception and has no number, the reference configuration is compared
+    (issue 34: it was the end of the run, exit 2)."""
     _hf_module()
     hyp = tmp_path / "empty.txt"
     hyp.write_text("\n" * len(REF.read_text(encoding="utf-8").splitlines()), encoding="utf-8")
     proc = _cli(["score", str(REF), "-i", str(hyp), "--compare", "hf-bleu"])
-    assert proc.returncode == 2, proc.stdout + proc.stderr
-    assert "ZeroDivisionError" in proc.stderr and "Traceback" not in proc.stderr
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert re.search(r"\n  hf-bleu +no number ", proc.stdout), proc.stdout
+    assert "hf-bleu: no number:" in proc.stdout and "ZeroDivisionError" in proc.stdout
+    assert "Traceback" not in proc.stderr
 
 
 def test_bleuscore_panic_is_an_error_not_a_crash() -> None:

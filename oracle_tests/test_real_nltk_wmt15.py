@@ -56,21 +56,21 @@ SIGNATURE = ("signature: nrefs:1|case:mixed|eff:no|tok:none|smooth:none|bleu-com
 
 def _roles() -> str:
     """The `HYP REF` form names each file's role under the line (its order is not multi-bleu's)."""
-    return (f"hypothesis: {HYP}; reference: {REF} (bleu-compat's HYP REF order; sacreBLEU's is "
+    return (f"hypothesis: {HYP}; reference: {REF} (card-score's HYP REF order; sacreBLEU's is "
             "REF -i HYP)")
 
 
 def test_published_line_via_main(capsys: pytest.CaptureFixture[str]) -> None:
-    """``bleu-compat score`` prints exactly the published multi-bleu.perl line."""
-    assert main(["score", str(HYP), str(REF)]) == 0
+    """``bleu-compat card-score`` prints exactly the published multi-bleu.perl line."""
+    assert main(["card-score", str(HYP), str(REF)]) == 0
     captured = capsys.readouterr()
     # the published line, the files' roles, then the signature (SPEC.md section 8): split
     assert captured.out.splitlines() == [PUBLISHED, _roles(), SIGNATURE]
 
 
 def test_published_line_via_subprocess() -> None:
-    """The installed entry point ``python -m bleu_compat score`` prints the same line."""
-    proc = subprocess.run([sys.executable, "-m", "bleu_compat", "score", str(HYP), str(REF)],
+    """The installed entry point ``python -m bleu_compat card-score`` prints the same line."""
+    proc = subprocess.run([sys.executable, "-m", "bleu_compat", "card-score", str(HYP), str(REF)],
                           capture_output=True, text=True, timeout=60)
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.splitlines() == [PUBLISHED, _roles(), SIGNATURE]

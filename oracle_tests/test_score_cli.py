@@ -1,4 +1,4 @@
-"""``bleu-compat score``: both calling conventions, formats, --segments, reading rules, --compare.
+"""``bleu-compat score`` and ``card-score``: both calling conventions, formats, --segments, reading rules, --compare.
 
 Expected values come from published sources (the NLTK wmt15_eval package
 README's multi-bleu.perl line and its mteval-v13a output, see
@@ -40,12 +40,19 @@ def sig(tok: str, nrefs: int = 1, smooth: str = "none") -> str:
 
 def roles(hyp: str, ref: str) -> str:
     """The line under the `HYP REF` form's summary that names each file's role."""
-    return (f"hypothesis: {hyp}; reference: {ref} (bleu-compat's HYP REF order; "
+    return (f"hypothesis: {hyp}; reference: {ref} (card-score's HYP REF order; "
             "sacreBLEU's is REF -i HYP)")
 
 
 def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
     code = main(["score", *argv])
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def card(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
+    """``card-score HYP REF ...``: the card's form (``score HYP REF`` before issue 34)."""
+    code = main(["card-score", *argv])
     out, err = capsys.readouterr()
     return code, out, err
 
@@ -65,8 +72,8 @@ def write(path: Path, data: bytes) -> str:
 
 class TestConventions:
     def test_single_system_default_is_the_multi_bleu_line(self, capsys):
-        """`score HYP REF` prints exactly the line multi-bleu.perl published."""
-        code, out, _ = run(capsys, HYP_TOK, REF_TOK)
+        """`card-score HYP REF` prints exactly the line multi-bleu.perl published."""
+        code, out, _ = card(capsys, HYP_TOK, REF_TOK)
         assert (code, out) == (0, PUBLISHED_LINE + "\n" + roles(HYP_TOK, REF_TOK) + "\n"
                                + sig("none") + "\n")
 
@@ -111,8 +118,8 @@ class TestConventions:
         assert lines[3] == sig("none") and len(lines) == 4
 
     def test_legacy_json_is_the_card_output_object(self, capsys):
-        """`score HYP REF --json` still writes the card's output object (0-1 scale)."""
-        code, out, _ = run(capsys, HYP_TOK, REF_TOK, "--json")
+        """`card-score HYP REF --json` writes the card's output object (0-1 scale)."""
+        code, out, _ = card(capsys, HYP_TOK, REF_TOK, "--json")
         doc = json.loads(out)
         assert code == 0
         assert sorted(doc) == sorted([
@@ -124,15 +131,19 @@ class TestConventions:
 
     def test_one_file_reads_the_system_from_standard_input(self):
         """`score REF` alone is sacreBLEU's `sacrebleu REF < SYS`: an empty standard input is
-        an empty system (exit 2, named), never a traceback."""
+        one empty line, as sacreBLEU's readline() gives it, so against the 100-line reference
+        the line counts differ (exit 2, named, and the empty input said), never a traceback."""
         import subprocess
         import sys
 
         done = subprocess.run([sys.executable, "-m", "bleu_compat", "score", REF_TOK],
                               stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=120)
         assert done.returncode == 2 and done.stdout == ""
-        assert done.stderr == "bleu-compat score: -: the file is empty (0 segments; an empty " \
-            "segment is an empty line)\n"
+        assert done.stderr.splitlines() == [
+            "bleu-compat score: warning: standard input is empty: read as one empty line, as "
+            "sacreBLEU reads it",
+            f"bleu-compat score: line counts differ: - has 1 line, {REF_TOK} has more (it goes "
+            "on at line 2)"]
 
 
 class TestFormats:
@@ -187,7 +198,7 @@ class TestFormats:
     def test_bad_max_order_exits_2(self, capsys, value):
         """--max-order outside 1..8 (the cards' range) is a usage error, refused before any work
         (2**31 once grew to 23 GB)."""
-        code, _, err = run(capsys, HYP_TOK, REF_TOK, "--max-order", value)
+        code, _, err = run(capsys, REF_TOK, "-i", HYP_TOK, "--max-order", value)
         assert (code, err) == (2, f"bleu-compat score: argument --max-order: must be a whole "
                                f"number from 1 to 8; got '{value}' (see bleu-compat score --help)\n")
 
@@ -196,7 +207,7 @@ class TestFormats:
         (no ZeroDivisionError), and NLTK's warnings do not leak."""
         f = tmp_path / "abc.txt"
         f.write_text("a b c\n", encoding="utf-8")
-        code, out, err = run(capsys, str(f), str(f), "--compare")
+        code, out, err = card(capsys, str(f), str(f), "--compare")
         assert code == 0, err
         assert "Warning" not in err and "internal error" not in err
         assert "NLTK-ZERO-MATCH-TINY" in out
@@ -205,7 +216,7 @@ class TestFormats:
 class TestTokenize:
     def test_13a_reproduces_the_published_mteval_output(self, capsys):
         """--tokenize 13a on the raw reference gives mteval-v13a's 0.2318, 1998/1862 (mteval-13a.output)."""
-        code, out, _ = run(capsys, HYP_TOK, REF_RAW, "--tokenize", "13a")
+        code, out, _ = card(capsys, HYP_TOK, REF_RAW, "--tokenize", "13a")
         assert code == 0
         assert out.startswith("BLEU = 23.18, ")
         assert "hyp_len=1998, ref_len=1862" in out
@@ -244,7 +255,7 @@ class TestSegments:
 
     def test_unwritable_segments_file_exits_2(self, capsys, tmp_path):
         """A --segments path that cannot be written is an input error."""
-        code, _, err = run(capsys, HYP_TOK, REF_TOK, "--segments", str(tmp_path / "no" / "x.jsonl"))
+        code, _, err = card(capsys, HYP_TOK, REF_TOK, "--segments", str(tmp_path / "no" / "x.jsonl"))
         assert code == 2 and "cannot write" in err
 
 
@@ -253,8 +264,8 @@ class TestReadingRules:
         """CRLF files score exactly like LF files; a warning says the CR was dropped."""
         lf = Path(HYP_TOK).read_bytes()
         crlf = write(tmp_path / "hyp.crlf", lf.replace(b"\n", b"\r\n"))
-        _, out_lf, _ = run(capsys, HYP_TOK, REF_TOK, "--format", "csv")
-        code, out_crlf, err = run(capsys, crlf, REF_TOK, "--format", "csv")
+        _, out_lf, _ = card(capsys, HYP_TOK, REF_TOK, "--format", "csv")
+        code, out_crlf, err = card(capsys, crlf, REF_TOK, "--format", "csv")
         assert code == 0
         assert out_crlf.split("\n", 1)[1].split(",", 1)[1] == out_lf.split("\n", 1)[1].split(",", 1)[1]
         assert "100 line(s) end with CRLF; the CR is dropped" in err
@@ -263,7 +274,7 @@ class TestReadingRules:
         """A leading BOM stays in the first token (so it does not match) and is reported."""
         hyp = write(tmp_path / "hyp", "\ufeffa b c d\n".encode())
         ref = write(tmp_path / "ref", b"a b c d\n")
-        code, out, err = run(capsys, hyp, ref, "--format", "json", "--segments", str(tmp_path / "s"))
+        code, out, err = card(capsys, hyp, ref, "--format", "json", "--segments", str(tmp_path / "s"))
         row = json.loads(out)["systems"][0]
         assert code == 0
         assert row["matches"] == [3, 2, 1, 0]  # "\ufeffa" != "a"
@@ -274,7 +285,7 @@ class TestReadingRules:
         hyp = write(tmp_path / "hyp", b"a b\n\nc d\n")
         ref = write(tmp_path / "ref", b"a b\nx y z\nc d\n")
         seg = tmp_path / "s.jsonl"
-        code, _, _ = run(capsys, hyp, ref, "--segments", str(seg))
+        code, _, _ = card(capsys, hyp, ref, "--segments", str(seg))
         objs = [json.loads(x) for x in seg.read_text().splitlines()]
         assert code == 0
         assert [(o["hyp_len"], o["ref_len"]) for o in objs] == [(2, 2), (0, 3), (2, 2)]
@@ -283,7 +294,7 @@ class TestReadingRules:
         """U+2028, U+0085 and form feed stay inside a line (Python's splitlines would split)."""
         hyp = write(tmp_path / "hyp", "a\u2028b\x85c\x0cd\n".encode())
         ref = write(tmp_path / "ref", b"a b c d\n")
-        code, out, _ = run(capsys, hyp, ref, "--format", "json")
+        code, out, _ = card(capsys, hyp, ref, "--format", "json")
         row = json.loads(out)["systems"][0]
         assert code == 0 and row["candidate_length"] == 4 and row["matches"] == [4, 3, 2, 1]
 
@@ -291,14 +302,14 @@ class TestReadingRules:
         """A byte that is not UTF-8 is an error naming the file and the line, exit 2."""
         bad = write(tmp_path / "latin1.txt", "ok\nnaïve\n".encode("latin-1"))
         ref = write(tmp_path / "ref", b"ok\nnaive\n")
-        code, out, err = run(capsys, bad, ref)
+        code, out, err = card(capsys, bad, ref)
         assert code == 2 and out == ""
         assert f"{bad}: line 2 is not UTF-8" in err and "0xef" in err
 
     def test_missing_file_exits_2(self, capsys, tmp_path):
         """A missing file is a one-line error naming it, exit 2."""
         missing = str(tmp_path / "nope.txt")
-        code, out, err = run(capsys, missing, REF_TOK)
+        code, out, err = run(capsys, REF_TOK, "-i", missing)
         assert code == 2 and out == ""
         assert err.startswith(f"bleu-compat score: {missing}: cannot read")
         assert "Traceback" not in err
@@ -306,13 +317,13 @@ class TestReadingRules:
     def test_empty_file_exits_2(self, capsys, tmp_path):
         """A 0-byte file has no segment at all: an error, not BLEU 0."""
         empty = write(tmp_path / "empty", b"")
-        code, _, err = run(capsys, empty, REF_TOK)
+        code, _, err = card(capsys, empty, REF_TOK)
         assert code == 2 and "the file is empty" in err
 
     def test_line_counts_differ_names_both_files(self, capsys, tmp_path):
         """Different line counts are an error naming both files."""
         short = write(tmp_path / "short", b"a\nb\n")
-        code, _, err = run(capsys, short, REF_TOK)
+        code, _, err = run(capsys, REF_TOK, "-i", short)
         assert code == 2
         # one pass: the mismatch is found at the first surplus line (REF_TOK's line 3)
         assert err == (f"bleu-compat score: line counts differ: {short} has 2 lines, {REF_TOK} "
@@ -327,7 +338,7 @@ class TestReadingRules:
     def test_missing_final_newline_changes_nothing(self, capsys, tmp_path):
         """The raw NLTK reference has 99 LFs for 100 lines (SOURCES.md): it reads as 100 segments."""
         assert Path(REF_RAW).read_bytes().count(b"\n") == 99
-        code, out, _ = run(capsys, HYP_TOK, REF_RAW, "--format", "json")
+        code, out, _ = card(capsys, HYP_TOK, REF_RAW, "--format", "json")
         assert code == 0 and json.loads(out)["segments"] == 100
 
 

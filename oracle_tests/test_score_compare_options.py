@@ -301,3 +301,37 @@ def test_effective_order_as_sacrebleu_computes_it(capsys, tmp_path):
     assert rows["card"]["effective_order"] is True and rows["nltk"]["effective_order"] is False
     assert doc["options_not_applied"]["nltk"] == [
         {"option": "--effective-order", "why": "NLTK's corpus_bleu has no effective order"}]
+
+
+QUIRKS = Path(__file__).resolve().parent.parent / "fixtures" / "real" / "quirks"
+
+
+@pytest.fixture(scope="module")
+def zh_bundled() -> tuple[list[str], list[str], list[list[str]]]:
+    """A bundled Chinese reference and system (WMT22 en-zh, one segment: SOURCE.md)."""
+    ref, hyp = QUIRKS / "zwsp.ref.A.zh.txt", QUIRKS / "zwsp.sys.Online-B.txt"
+    lines = [p.read_text(encoding="utf-8").splitlines() for p in (hyp, ref)]
+    return [str(ref)], ["-i", str(hyp)], lines
+
+
+@pytest.mark.parametrize("corpus", ["zh_bundled", "en_zh"])
+def test_language_pair_tokenizer_reaches_every_configuration(capsys, request, corpus):
+    """issue 34: `-l en-zh --compare` makes zh the tokenizer wherever -tok would be: the
+    sacrebleu row, NLTK's, the card's and To report (they said tok:13a, and the warning told
+    the user to pass -l xx-zh, which they had); the numbers are those of -tok zh."""
+    files = request.getfixturevalue(corpus)
+    doc = _compare_json(capsys, files, "-l", "en-zh", "--compare")
+    rows = _rows(doc)
+    assert {rows[n]["tokenize"] for n in ("sacrebleu", "nltk", "card")} == {"zh"}
+    assert rows["sacrebleu"]["BLEU"] == _sacre(files[2], tokenize="zh")
+    assert rows["nltk"]["BLEU"] == pytest.approx(_nltk(files[2], tok=_zh_tokens), abs=0,
+                                                 rel=1e-15)
+    report = doc["systems"][0]["compare"]["to_report"]
+    assert "|tok:zh|" in report["signature"] and "warning" not in report
+    assert _rows(_compare_json(capsys, files, "-tok", "zh", "--compare")) == rows
+    refs, system, _ = files
+    code = main(["score", *refs, *system, "-l", "en-zh", "--compare"])
+    out, err = capsys.readouterr()
+    assert code == 0, err
+    to_report = out.split("To report", 1)[1].split("\n\n", 1)[0]
+    assert "|tok:zh|" in to_report and "tok:13a" not in out and "-l xx-zh" not in out + err

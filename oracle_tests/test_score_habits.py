@@ -67,10 +67,10 @@ class TestOptionsBetweenPositionals:
                             str(request))
         assert code == 0 and json.loads(out)["tool"] == "bleu-brevity-penalty"
 
-    def test_score_hyp_option_ref(self, capsys) -> None:
-        """`score HYP --max-order 2 REF`: the option between the two files."""
-        a = _run(capsys, "score", HYP_TOK, "--max-order", "2", REF_TOK)
-        b = _run(capsys, "score", HYP_TOK, REF_TOK, "--max-order", "2")
+    def test_card_score_hyp_option_ref(self, capsys) -> None:
+        """`card-score HYP --max-order 2 REF`: the option between the two files."""
+        a = _run(capsys, "card-score", HYP_TOK, "--max-order", "2", REF_TOK)
+        b = _run(capsys, "card-score", HYP_TOK, REF_TOK, "--max-order", "2")
         assert a[0] == 0 and a == b
 
     def test_score_ref_option_ref_dash_i(self, capsys) -> None:
@@ -149,8 +149,19 @@ class TestWidthAndUsageErrors:
         (["-w", "101"], "-w 101: must be between 0 and 100"),
         (["-s", "bogus"], "argument -s/--smooth-method: invalid choice: 'bogus'"),
         (["-sv", "nan", "-s", "floor"], "-sv/--smooth-value nan: must be a finite number"),
-        (["-m", "chrf"], "-m/--metrics: sacreBLEU's option is not supported here"),
-        (["-e", "latin-1"], "-e/--encoding latin-1: inputs are read as UTF-8 only"),
+        (["-m", "chrf"], "-m/--metrics chrf: bleu-compat computes BLEU only"),
+        (["-m", "bleu", "ter"], "-m/--metrics ter: bleu-compat computes BLEU only"),
+        (["-m", "bogus"], "argument -m/--metrics: invalid choice: 'bogus'"),
+        (["-e", "no-such-codec"], "-e/--encoding no-such-codec: unknown encoding"),
+        (["-e", "rot13"], "-e/--encoding rot13: 'rot13' is not a text encoding"),
+        (["-cin", "x", "-ci"], "argument -cin/--confidence-n: invalid int value: 'x'"),
+        (["--paired-bs", "--paired-ar"], "not allowed with argument"),
+        (["--paired-bs"], "paired tests require multiple input systems"),
+        (["-nr", "0"], "-nr/--num-refs 0: give the number of tab-separated references"),
+        (["-i", SYS], "-i given twice"),
+        (["-cc", "4"], "-cc/--chrf-char-order: sacreBLEU's option is not supported here"),
+        (["--chrf-beta", "3"], "--chrf-beta: sacreBLEU's option is not supported here"),
+        (["--ter-normalized"], "--ter-normalized: sacreBLEU's option is not supported here"),
     ])
     def test_usage_errors_are_one_line(self, capsys, argv: list[str], words: str) -> None:
         code, out, err = _run(capsys, "score", REF, "-i", SYS, *argv)
@@ -164,14 +175,14 @@ class TestSignature:
     ])
     def test_smoothing_value_as_sacrebleu_writes_it(self, capsys, argv, smooth) -> None:
         """The card's signature and sacreBLEU's both carry floor's and add-k's value."""
-        code, out, _ = _run(capsys, "score", HYP_TOK, REF_TOK, *argv)
+        code, out, _ = _run(capsys, "card-score", HYP_TOK, REF_TOK, *argv)
         assert code == 0 and f"|smooth:{smooth}|bleu-compat:{V}\n" in out
         code, out, _ = _run(capsys, "score", REF_TOK, "-i", HYP_TOK, *argv)
         assert code == 0 and json.loads(out)["smooth"] == smooth
 
     def test_max_order_is_recorded(self, capsys) -> None:
         """--max-order 2 changes the number, so the signature says order:2 (4 is the default)."""
-        code, out, _ = _run(capsys, "score", HYP_TOK, REF_TOK, "--max-order", "2")
+        code, out, _ = _run(capsys, "card-score", HYP_TOK, REF_TOK, "--max-order", "2")
         assert code == 0 and f"|smooth:none|order:2|bleu-compat:{V}\n" in out
         code, out, _ = _run(capsys, "score", REF_TOK, "-i", HYP_TOK, "--max-order", "2")
         doc = json.loads(out)
@@ -181,9 +192,9 @@ class TestSignature:
 
 class TestRoles:
     def test_hyp_ref_prints_the_roles(self, capsys) -> None:
-        """The `HYP REF` form says which file it took for which role (issue 23: `score REF HYP`
+        """card-score says which file it took for which role (issue 23: `score REF HYP`
         printed a plausible wrong number with nothing to tell)."""
-        code, out, _ = _run(capsys, "score", REF_TOK, HYP_TOK)
+        code, out, _ = _run(capsys, "card-score", REF_TOK, HYP_TOK)
         assert code == 0
         assert f"hypothesis: {REF_TOK}; reference: {HYP_TOK}" in out.splitlines()[1]
 

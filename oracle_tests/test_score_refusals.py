@@ -10,6 +10,7 @@ from __future__ import annotations
 import contextlib
 import io
 import json
+import re
 import os
 from pathlib import Path
 
@@ -24,11 +25,16 @@ REF = str(WMT17 / "ref.A.txt")
 SYS = str(WMT17 / "sys.uedin-nmt.4722.txt")
 
 
-def _score(*argv: str) -> tuple[int, str, str]:
+def _score(*argv: str, command: str = "score") -> tuple[int, str, str]:
     out, err = io.StringIO(), io.StringIO()
     with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-        code = main(["score", *argv])
+        code = main([command, *argv])
     return code, out.getvalue(), err.getvalue()
+
+
+def _card(*argv: str) -> tuple[int, str, str]:
+    """``card-score HYP REF ...`` (``score HYP REF`` before issue 34)."""
+    return _score(*argv, command="card-score")
 
 
 @pytest.fixture()
@@ -40,7 +46,7 @@ def corpus(tmp_path: Path) -> tuple[Path, Path]:
 
 
 class TestOutputIsAnInput:
-    @pytest.mark.parametrize("form", ["legacy", "-i"])
+    @pytest.mark.parametrize("form", ["card-score", "-i"])
     @pytest.mark.parametrize("spelling", ["same", "dot", "link"])
     @pytest.mark.parametrize("flag", ["--segments", "--html"])
     def test_refused_and_the_input_intact(self, corpus, tmp_path, form, spelling, flag):
@@ -50,9 +56,9 @@ class TestOutputIsAnInput:
                   "link": str(tmp_path / "link.txt")}[spelling]
         if spelling == "link":
             os.symlink(hyp, target)
-        files = [str(hyp), str(ref)] if form == "legacy" else [str(ref), "-i", str(hyp)]
+        files = [str(hyp), str(ref)] if form == "card-score" else [str(ref), "-i", str(hyp)]
         extra = ["--compare"] if flag == "--html" else []
-        code, out, err = _score(*files, *extra, flag, target)
+        code, out, err = (_card if form == "card-score" else _score)(*files, *extra, flag, target)
         assert code == 2 and out == "", err
         assert "is an input file of this run" in err and flag in err
         assert (hyp.read_bytes(), ref.read_bytes()) == before
@@ -60,13 +66,13 @@ class TestOutputIsAnInput:
     def test_reference_as_segments_output(self, corpus):
         hyp, ref = corpus
         before = ref.read_bytes()
-        code, _, err = _score(str(hyp), str(ref), "--segments", str(ref))
+        code, _, err = _score(str(ref), "-i", str(hyp), "--segments", str(ref))
         assert code == 2 and "is an input file" in err and ref.read_bytes() == before
 
     def test_both_outputs_on_one_path(self, corpus, tmp_path):
         hyp, ref = corpus
         target = str(tmp_path / "x.out")
-        code, _, err = _score(str(hyp), str(ref), "--compare", "--segments", target, "--html", target)
+        code, _, err = _score(str(ref), "-i", str(hyp), "--compare", "--segments", target, "--html", target)
         assert code == 2 and "the other output's path" in err and not os.path.exists(target)
 
     @pytest.mark.parametrize("target, words", [("", "an empty file name"),
@@ -74,13 +80,13 @@ class TestOutputIsAnInput:
     def test_empty_and_dash(self, corpus, tmp_path, monkeypatch, target, words):
         hyp, ref = corpus
         monkeypatch.chdir(tmp_path)
-        code, _, err = _score(str(hyp), str(ref), "--segments", target)
+        code, _, err = _score(str(ref), "-i", str(hyp), "--segments", target)
         assert code == 2 and words in err and "--segments" in err
         assert not (tmp_path / "-").exists()
 
     def test_a_new_output_still_works(self, corpus, tmp_path):
         hyp, ref = corpus
-        code, _, _ = _score(str(hyp), str(ref), "--segments", str(tmp_path / "s.jsonl"))
+        code, _, _ = _score(str(ref), "-i", str(hyp), "--segments", str(tmp_path / "s.jsonl"))
         assert code == 0 and len((tmp_path / "s.jsonl").read_text("utf-8").splitlines()) == 2
 
 
@@ -91,7 +97,7 @@ class TestClusterAddresses:
     ])
     def test_refused_before_any_work(self, corpus, address, words):
         hyp, ref = corpus
-        code, out, err = _score("--cluster", address, str(hyp), str(ref))
+        code, out, err = _card("--cluster", address, str(hyp), str(ref))
         assert code == 2 and out == "" and words in err and "internal error" not in err, err
 
 
@@ -112,7 +118,7 @@ class TestConfigurationValues:
     ])
     def test_refused_like_the_flags(self, corpus, spec, words):
         hyp, ref = corpus
-        code, out, err = _score(str(hyp), str(ref), "--compare", spec)
+        code, out, err = _score(str(ref), "-i", str(hyp), "--compare", spec)
         assert code == 2 and out == "" and words in err, err
         assert "put --compare after the files" not in err  # the spec is no file name
 
@@ -120,7 +126,7 @@ class TestConfigurationValues:
                                       "nltk:value=0.2,smooth=method1", "nltk:order=8"])
     def test_edges_accepted(self, corpus, spec):
         hyp, ref = corpus
-        code, _, err = _score(str(hyp), str(ref), "--compare", spec)
+        code, _, err = _score(str(ref), "-i", str(hyp), "--compare", spec)
         assert code in (0, 1) and "must" not in err, err
 
     def test_a_swallowed_file_gets_the_hint(self, corpus):
@@ -217,30 +223,48 @@ def test_a_spec_glued_with_colons_says_how_items_are_separated(corpus) -> None:
 
 class TestANumberThatIsNotFinite:
     """A configuration whose library's own arithmetic gives no finite BLEU (sacreBLEU's add-k
-    with value=1e308 gives inf): one line naming it and its number, exit 2, nothing on standard
-    output and no output file touched. It printed half the text report then "internal error
-    (ValueError: x=inf must be finite)", exit 3; JSON was exit 3 too, and an existing
-    --segments file was replaced by rows of empty causes."""
+    with value=1e308 gives inf). Alone, it is one line naming it and its number, exit 2,
+    nothing on standard output and no output file touched (it printed half the text report
+    then "internal error (ValueError: x=inf must be finite)", exit 3; an existing --segments
+    file was replaced by rows of empty causes). Beside other configurations it is a row
+    saying why it has no number, and the others are compared (issue 34: one refusal aborted
+    everything)."""
 
     INF = "sacrebleu:smooth=add-k,value=1e308"
 
     @pytest.mark.parametrize("fmt", ["text", "json"])
-    @pytest.mark.parametrize("configs", [[INF], [INF, "nltk"], ["nltk", INF, "card"]])
-    def test_refused_before_any_output(self, corpus, tmp_path, fmt, configs):
+    def test_alone_it_is_refused_before_any_output(self, corpus, tmp_path, fmt):
         hyp, ref = corpus
         keep = tmp_path / "keep.jsonl"
         keep.write_text('{"kept": true}\n', encoding="utf-8")
         argv = [str(ref), "-i", str(hyp), "-f", fmt, "--segments", str(keep),
-                "--html", str(tmp_path / "page.html")]
-        for c in configs:
-            argv += ["--compare", c]
+                "--html", str(tmp_path / "page.html"), "--compare", self.INF]
         code, out, err = _score(*argv)
         assert code == 2, (out, err)
         assert out == "" and err.count("\n") == 1, (out, err)
         assert f"{self.INF}: sacreBLEU gives BLEU = inf on these files" in err
-        assert "internal error" not in err
+        assert "no configuration gives a number" in err and "internal error" not in err
         assert keep.read_text(encoding="utf-8") == '{"kept": true}\n'
         assert not (tmp_path / "page.html").exists()
+
+    @pytest.mark.parametrize("configs", [[INF, "nltk"], ["nltk", INF, "card"]])
+    def test_beside_others_it_is_a_row_saying_why(self, corpus, tmp_path, configs):
+        hyp, ref = corpus
+        argv = [str(ref), "-i", str(hyp)]
+        for c in configs:
+            argv += ["--compare", c]
+        code, out, err = _score(*argv, "-f", "json")
+        assert code == 0, err
+        rows = json.loads(out)["systems"][0]["compare"]["configurations"]
+        by_name = {r["name"]: r for r in rows}
+        assert set(by_name) == set(configs)
+        assert by_name[self.INF]["BLEU"] is None
+        assert "sacreBLEU gives BLEU = inf on these files" in by_name[self.INF]["no_number"]
+        assert all(isinstance(r["BLEU"], float) for n, r in by_name.items() if n != self.INF)
+        code, out, err = _score(*argv)
+        assert code == 0, err
+        assert re.search(rf"\n  {re.escape(self.INF)} +no number ", out), out
+        assert f"{self.INF}: no number: sacreBLEU gives BLEU = inf on these files" in out
 
     def test_a_large_finite_value_still_compares(self, corpus):
         """The neighbour: value=1e300 gives a finite number, compared as any other. sacreBLEU's

@@ -39,8 +39,9 @@ SACRE_SIG = ("nrefs:1|case:mixed|eff:no|tok:13a|smooth:exp|version:2.6.0"
              f"|bleu-compat:{bleu_compat.__version__}")
 
 
-def _run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
-    code = main(["score", *argv])
+def _run(capsys: pytest.CaptureFixture[str], *argv: str, command: str = "score"
+         ) -> tuple[int, str, str]:
+    code = main([command, *argv])
     out, err = capsys.readouterr()
     return code, out, err
 
@@ -280,13 +281,13 @@ class TestSignatureEverywhere:
         signature on stderr in the `HYP REF` form."""
         code, out, err = _run(capsys, REF, "-i", SYS, "-b")
         assert code == 0 and out == "28.3\n"
-        code, out, err = _run(capsys, SYS, REF, "-tok", "13a", "-b")
+        code, out, err = _run(capsys, SYS, REF, "-tok", "13a", "-b", command="card-score")
         assert code == 0 and out == "28.30\n" and err == f"signature: {SIG}\n"
 
     def test_legacy_json_is_still_the_card_object(self, capsys):
-        """`score HYP REF --json`: the card's output object on stdout, the signature and the
+        """`card-score HYP REF --json`: the card's output object on stdout, the signature and the
         files' roles on stderr."""
-        code, out, err = _run(capsys, SYS, REF, "--json")
+        code, out, err = _run(capsys, SYS, REF, "--json", command="card-score")
         assert code == 0 and "signature" not in json.loads(out)
         assert err.startswith(f"signature: {SIG.replace('tok:13a', 'tok:none')}\nhypothesis: {SYS}")
 
@@ -381,7 +382,7 @@ class TestTokenJson:
         hyp.write_text("\n".join(lines) + "\n", encoding="utf-8")
         ref.write_text("\n".join(reversed(lines)) + "\n", encoding="utf-8")
         path = tmp_path / "s.jsonl"
-        code, _, _ = _run(capsys, str(hyp), str(ref), "--segments", str(path))
+        code, _, _ = _run(capsys, str(ref), "-i", str(hyp), "-tok", "none", "--segments", str(path))
         objs = _jsonl(path)
         assert code == 0 and len(objs) == len(lines)
         for obj, h, r in zip(objs, lines, reversed(lines)):

@@ -65,28 +65,29 @@ class _Counting:
 
 class TestLineCounts:
     def test_dev_zero_as_the_hypothesis(self, ref3: str) -> None:
-        """`score /dev/zero ref.txt`: no line end in 64 MiB: one line naming the file and line 1."""
-        done = _bleu("score", "/dev/zero", ref3)
+        """`score ref.txt -i /dev/zero`: no line end in 64 MiB: one line naming the file and line 1."""
+        done = _bleu("score", ref3, "-i", "/dev/zero")
         assert done.returncode == 2 and done.stdout == ""
         assert done.stderr.startswith("bleu-compat score: /dev/zero: line 1 is longer than "
                                       "67,108,864 bytes (64 MiB)") and done.stderr.count("\n") == 1
 
     def test_dev_zero_as_the_reference(self, ref3: str) -> None:
-        done = _bleu("score", ref3, "/dev/zero")
+        done = _bleu("score", "/dev/zero", "-i", ref3)
         assert done.returncode == 2 and "/dev/zero: line 1 is longer than" in done.stderr
 
-    @pytest.mark.parametrize("argv", [["-", "{ref}"], ["{ref}"], ["{ref}", "-i", "-"],
-                                      ["{ref}", "-i", "-", "--compare"]])
+    @pytest.mark.parametrize("argv", [["card-score", "-", "{ref}"], ["score", "{ref}"],
+                                      ["score", "{ref}", "-i", "-"],
+                                      ["score", "{ref}", "-i", "-", "--compare"]])
     def test_an_endless_pipe_stops_at_the_first_surplus_line(self, ref3: str, argv: list[str]) -> None:
-        """`yes | score - ref.txt` (and sacreBLEU's `yes | score ref.txt`): exit 2 at line 4;
-        with --compare the copy stops there too."""
-        command = " ".join([f"'{sys.executable}'", "-m", "bleu_compat", "score",
+        """`yes | card-score - ref.txt` (and sacreBLEU's `yes | score ref.txt`): exit 2 at line
+        4; with --compare the copy stops there too."""
+        command = " ".join([f"'{sys.executable}'", "-m", "bleu_compat",
                             *[a.format(ref=ref3) for a in argv]])
         done = subprocess.run(f"yes | {command}", shell=True, capture_output=True, text=True,
                               timeout=120)
         assert done.returncode == 2 and done.stdout == ""
-        assert done.stderr == (f"bleu-compat score: line counts differ: {ref3} has 3 lines, - has "
-                               "more (it goes on at line 4)\n")
+        assert done.stderr == (f"bleu-compat {argv[0]}: line counts differ: {ref3} has 3 lines, "
+                               "- has more (it goes on at line 4)\n")
 
     def test_a_gz_of_millions_of_lines_is_not_decompressed_ahead(self, capsys, tmp_path, ref3,
                                                                 monkeypatch) -> None:
@@ -96,7 +97,7 @@ class TestLineCounts:
         with gzip.open(big, "wb") as handle:
             handle.write(b"x\n" * (4 << 20))
         counting = _Counting(monkeypatch)
-        code, out, err = _run(capsys, str(big), ref3)
+        code, out, err = _run(capsys, ref3, "-i", str(big))
         assert code == 2 and out == ""
         assert err == (f"bleu-compat score: line counts differ: {ref3} has 3 lines, {big} has "
                        "more (it goes on at line 4)\n")
@@ -120,7 +121,7 @@ class TestLineCounts:
         with open(huge, "wb") as handle:
             handle.write(b"a b\n")
             handle.truncate(512 << 20)
-        code, _, err = _run(capsys, str(huge), ref3)
+        code, _, err = _run(capsys, ref3, "-i", str(huge))
         assert code == 2 and err.startswith(f"bleu-compat score: {huge}: line 2 is longer than")
 
     def test_a_line_just_at_the_bound_is_read(self) -> None:

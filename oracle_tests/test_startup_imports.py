@@ -82,8 +82,9 @@ def test_help_imports_nothing_heavy(argv: list[str], tmp_path: Path) -> None:
 
 
 def test_score_on_a_small_corpus_imports_nothing_heavy(corpus: Path) -> None:
-    """``score HYP REF`` on one line: no numpy (the standard-library kernel), no oracle, no harness."""
-    status, heavy = imported_after(["score", "hyp.txt", "ref.txt"], corpus)
+    """``card-score HYP REF`` on one line: no numpy (the standard-library kernel), no oracle, no
+    harness."""
+    status, heavy = imported_after(["card-score", "hyp.txt", "ref.txt"], corpus)
     assert (status, heavy) == (0, set())
     status, heavy = imported_after(["score", "ref.txt", "-i", "hyp.txt", "-tok", "none",
                                     "--segments", "s.jsonl"], corpus)
@@ -117,7 +118,7 @@ def test_score_on_a_large_corpus_imports_only_numpy(tmp_path: Path, monkeypatch,
         monkeypatch.setenv("BLEU_COMPAT_PURE_PYTHON", "1")
     (tmp_path / "hyp.txt").write_text("the cat sat on the mat\n" * 500, encoding="utf-8")
     (tmp_path / "ref.txt").write_text("the cat is on the mat\n" * 500, encoding="utf-8")
-    status, heavy = imported_after(["score", "hyp.txt", "ref.txt"], tmp_path)
+    status, heavy = imported_after(["score", "ref.txt", "-i", "hyp.txt", "-tok", "none"], tmp_path)
     numpy = {"numpy"} | {m for m in heavy if m.startswith("numpy.")} if pure_python else set()
     assert (status, heavy) == (0, numpy)
 
@@ -126,7 +127,7 @@ def test_score_on_a_large_corpus_with_13a_imports_no_sacrebleu(tmp_path: Path) -
     """A corpus large enough for the block kernels, with 13a: still no sacreBLEU."""
     (tmp_path / "hyp.txt").write_text("the cat, 3-4 sat on the mat.\n" * 500, encoding="utf-8")
     (tmp_path / "ref.txt").write_text("the cat is on the mat!\n" * 500, encoding="utf-8")
-    status, heavy = imported_after(["score", "hyp.txt", "ref.txt", "--tokenize", "13a"], tmp_path)
+    status, heavy = imported_after(["score", "ref.txt", "-i", "hyp.txt"], tmp_path)
     assert status == 0 and not {m.split(".")[0] for m in heavy} - {"numpy"}, heavy
 
 

@@ -96,8 +96,8 @@ def test_every_real_line_is_tokenized_as_sacrebleu_does(name: str, lowercase: bo
         if got != expected:
             k = next(i for i, (a, b) in enumerate(zip(got, expected)) if a != b)
             pytest.fail(f"{path} line {k + 1}: ours {got[k]}, sacreBLEU {expected[k]}")
-        if name != "intl":  # intl's block path is the reference line by line: compared above
-            assert _block_tokens(lines, name, lowercase) == expected, path
+        # the block path: the C kernel for every tokenizer (intl since issue 34)
+        assert _block_tokens(lines, name, lowercase) == expected, path
 
 
 # --- risky text, built by Hypothesis ------------------------------------------------------
@@ -163,6 +163,35 @@ def test_kernel_equals_reference_on_every_short_string() -> None:
     pieces = ["&", "amp;", "lt;", "gt;", "quot;", "<skipped>", "<", "skipped>", "1", " "]
     lines = ["".join(t) for k in range(5) for t in itertools.product(pieces, repeat=k)]
     assert _block_tokens(lines, "13a") == [reference.mteval_13a(line.rstrip()) for line in lines]
+
+
+@needs_kernel
+def test_kernel_intl_equals_reference_on_every_short_string() -> None:
+    """intl (issue 34: through the C kernel): every string of up to 5 characters over 11 that
+    matter to its rules (an ASCII digit and a non-ASCII number (Nl, No), ASCII and CJK
+    punctuation, a symbol, a letter, the space, a non-ASCII space and U+2028, the backslash)
+    and, on every real line, the kernel's tokens are the reference's (rstrip, the three
+    substitutions, split)."""
+    alphabet = ["1", "\u00bd", "\u216b", ".", "\u3002", "$", "a", " ", "\u00a0", "\u2028", "\\"]
+    lines = ["".join(t) for k in range(6) for t in itertools.product(alphabet, repeat=k)]
+    assert _block_tokens(lines, "intl") == [reference.intl(line.rstrip()) for line in lines]
+
+
+def test_intl_table_holds_the_reference_classes() -> None:
+    """The kernel's table (one byte per code point) is the reference's three classes, which
+    are disjoint (general categories P*, S*, N*)."""
+    from bleu_compat.tokenizers import unicode_tables as t
+    from bleu_compat.tokenizers.block import intl_table
+
+    table = intl_table()
+    assert len(table) == 0x110000
+    want = bytearray(0x110000)
+    for bit, ranges in ((1, t.PUNCTUATION), (2, t.SYMBOL), (4, t.NUMBER)):
+        for a, b in ranges:
+            for cp in range(a, b + 1):
+                assert want[cp] == 0, hex(cp)
+                want[cp] = bit
+    assert table == bytes(want)
 
 
 # --- documented facts --------------------------------------------------------------------

@@ -18,7 +18,10 @@ import importlib
 import io
 import os
 import sys
-from typing import Any, Sequence
+# typing is not imported at run time (issue 34: 2 ms of every command's start-up)
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any, Sequence
 
 __all__ = ["main", "build_parser", "COMMANDS", "COMMAND_MODULES"]
 
@@ -35,6 +38,11 @@ COMMANDS = (
         "score", "bleu_compat.cli.score",
         "corpus BLEU of one or more systems (sacreBLEU's command line; optionally beside "
         "other BLEU implementations)",
+    ),
+    (
+        "card-score", "bleu_compat.cli.score",
+        "the card's corpus BLEU of HYP against REF [REF ...] (hypothesis first; tokens split on "
+        "whitespace, no smoothing, multi-bleu.perl's line)",
     ),
     ("identify", "bleu_compat.cli.identify", "which configurations produce a given BLEU number"),
     ("serve", "bleu_compat.cli.serve", "serve the tools over HTTP (uvicorn)"),
@@ -79,27 +87,45 @@ def build_parser(argv: Sequence[str] | None = None, *, full: bool = False) -> ar
     """
     from bleu_compat import __version__
 
+    from bleu_compat.cli.usage import HelpFormatter
+
     parser = argparse.ArgumentParser(
-        prog="bleu-compat",
+        prog="bleu-compat", formatter_class=HelpFormatter,
         description="Exactly specified BLEU, and why BLEU implementations disagree.",
         allow_abbrev=False,
     )
     parser.add_argument("--version", action="version", version=f"bleu-compat {__version__}")
-    subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
+    # prog given: argparse would otherwise format a usage line to find it, which imports
+    # shutil (and zlib, bz2, lzma) on every run
+    subparsers = parser.add_subparsers(dest="command", metavar="COMMAND", prog="bleu-compat")
     subparsers.required = True
-    chosen = None if full else _chosen_command(sys.argv[1:] if argv is None else argv)
+    words = list(sys.argv[1:] if argv is None else argv)
+    chosen = None if full else _chosen_command(words)
     modules = {module for name, module, _ in COMMANDS if full or name == chosen}
+    # a known command, no top-level option before it: only its parser is needed (the other
+    # commands' placeholders serve --help and the refusal of an unknown command; each costs
+    # a parser and argparse's message-catalogue look-ups, issue 34: start-up)
+    alone = (chosen in {name for name, _, _ in COMMANDS}
+             and not any(w.startswith("-") for w in words[:words.index(chosen)]))
     registered: set[str] = set()
     for name, module, help_text in COMMANDS:
         if name in registered:
             continue
         if module in modules:
             before = set(subparsers.choices)
-            importlib.import_module(module).register(subparsers)
+            loaded = importlib.import_module(module)
+            only = getattr(loaded, "register_only", None)
+            if alone and only is not None:  # a module of several commands: the chosen one
+                only(subparsers, chosen)
+            else:
+                loaded.register(subparsers)
             registered |= set(subparsers.choices) - before
             modules.discard(module)
+        elif alone:
+            continue
         else:
-            subparsers.add_parser(name, help=help_text, allow_abbrev=False)
+            subparsers.add_parser(name, help=help_text, allow_abbrev=False,
+                                  formatter_class=HelpFormatter)
             registered.add(name)
     return parser
 

@@ -24,7 +24,13 @@ sacreBLEU, line by line):
   four substitutions on the bytes (they test ASCII characters only), the
   split. (``-\\n`` and ``\\n`` cannot occur inside a line read from a file.)
 * ``zh`` and ``char``: the C kernel per line.
-* ``intl``, or no C kernel: the reference tokenizer line by line, joined.
+* ``intl`` (sacreBLEU 2.x's, the ``regex`` classes): the C kernel's
+  ``tokenize_intl`` per line: ``rstrip``, the three substitutions as scans of
+  non-overlapping matches on the code points, the split; the classes are the
+  ones the reference uses (:mod:`bleu_compat.tokenizers.unicode_tables`),
+  handed to it as a table of one byte per code point (:func:`intl_table`).
+* ``intl`` of a release before 2.0.0, or no C kernel: the reference tokenizer
+  line by line, joined.
 
 The C kernel (``bleu_compat._ckernel``, built at install from
 ``bleu_compat/_ckernel.c``) is optional: without it, or with the
@@ -36,12 +42,16 @@ from __future__ import annotations
 
 import functools
 import os
-from typing import Any
+# typing is not imported at run time (issue 34: 2 ms of every command's start-up)
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 from ..corpus_io import decode_block
 from .releases import variant
 
-__all__ = ["kernel", "tokenize_block", "block_token_lists", "lowercase_block", "C_TOKENIZERS"]
+__all__ = ["kernel", "missing_kernel_note", "tokenize_block", "block_token_lists", "lowercase_block", "C_TOKENIZERS",
+           "intl_table"]
 
 #: the tokenizers the C kernel does (``none`` needs no tokenizing, only its split)
 C_TOKENIZERS = {"13a": 0, "zh": 1, "char": 2}
@@ -56,6 +66,42 @@ def kernel() -> Any:
     except ImportError:
         return None
     return _ckernel
+
+
+def missing_kernel_note() -> str | None:
+    """Why the C kernel is not used, when nobody asked for that (None: it is loaded, or
+    ``BLEU_COMPAT_PURE_PYTHON=1`` asked for the pure-Python path).
+
+    The usual case is ``python -m bleu_compat`` run from a checkout's root, where the
+    source tree shadows the installed package and its compiled kernel: every line then
+    goes through the pure-Python tokenizers (the same tokens, several times slower).
+    """
+    if kernel() is not None or os.environ.get("BLEU_COMPAT_PURE_PYTHON") == "1":
+        return None
+    package = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    if os.path.exists(os.path.join(package, "_ckernel.c")):
+        return (f"the C kernel is not built in {package} (a source tree, which shadows an "
+                "installed bleu-compat when run from its parent directory): the pure-Python "
+                "path runs, with the same numbers, several times slower; build it there "
+                "(pip install -e . in the checkout) or run the installed command elsewhere")
+    return ("the C kernel was not built when bleu-compat was installed (no C compiler?): the "
+            "pure-Python path runs, with the same numbers, several times slower")
+
+
+@functools.lru_cache(maxsize=1)
+def intl_table() -> bytes:
+    """One byte per code point (U+0000 to U+10FFFF) of intl's classes: bit 1 punctuation
+    (``\\p{P}``), 2 symbol (``\\p{S}``), 4 number (``\\p{N}``), from
+    :mod:`bleu_compat.tokenizers.unicode_tables` (the reference's classes)."""
+    from . import unicode_tables as t
+
+    table = bytearray(0x110000)
+    # the three are general categories (P*, S*, N*): no code point is in two of them
+    for bit, ranges in ((1, t.PUNCTUATION), (2, t.SYMBOL), (4, t.NUMBER)):
+        mark = bytes((bit,))
+        for first, last in ranges:
+            table[first:last + 1] = mark * (last - first + 1)
+    return bytes(table)
 
 
 def lowercase_block(data: bytes) -> bytes:
@@ -111,6 +157,8 @@ def tokenize_block(data: bytes, name: str, *, lowercase: bool = False,
     k = kernel() if use_kernel else None
     if k is not None and kind in C_TOKENIZERS:
         return k.tokenize(data, C_TOKENIZERS[kind])
+    if k is not None and kind == "intl":
+        return k.tokenize_intl(data, intl_table())  # type: ignore[no-any-return]
     from .releases import tokenizer_for
 
     tokenizer = tokenizer_for(name, release)

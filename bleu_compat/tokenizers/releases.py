@@ -32,7 +32,10 @@ does not).
 
 from __future__ import annotations
 
-from typing import Callable
+# typing is not imported at run time (issue 34: 2 ms of every command's start-up)
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Callable
 
 from ..errors import ConfigError
 from . import reference
@@ -47,7 +50,11 @@ CHAR_SINCE = "1.4.14"
 #: the first release whose ``intl`` uses the ``regex`` module's classes
 INTL_REGEX_SINCE = "2.0.0"
 
-from .segmenters import SEGMENTERS  # noqa: E402
+#: sacreBLEU's tokenizers that call a segmenter (MeCab, SentencePiece), in its order: the
+#: names only. :mod:`.segmenters` implements them and defines the same tuple (a test keeps
+#: them equal); it is imported where one is used, so that a run without them does not pay
+#: for it (issue 34: start-up).
+SEGMENTERS = ("ja-mecab", "ko-mecab", "spm", "flores101", "flores200", "spBLEU-1K")
 
 #: the first release with each tokenizer that not every release has (its CHANGELOG and source)
 SINCE = {"char": CHAR_SINCE, "ja-mecab": "1.4.5", "spm": "2.1.0", "ko-mecab": "2.2.0",

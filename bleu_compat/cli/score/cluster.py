@@ -1,6 +1,6 @@
-"""``score --cluster``: corpus BLEU of sharded files, one Dask task per shard (issue 16).
+"""``card-score --cluster``: corpus BLEU of sharded files, one Dask task per shard (issue 16).
 
-``bleu-compat score --cluster local:2 'hyp.*.txt' 'ref.*.txt'``: HYP and
+``bleu-compat card-score --cluster local:2 'hyp.*.txt' 'ref.*.txt'``: HYP and
 each REF are globs (or plain paths) matching the same number of files,
 sorted by name, shard k of each aligned with shard k of the others. Every
 shard is checked and counted on a worker
@@ -27,7 +27,7 @@ __all__ = ["cmd_score_cluster"]
 
 
 def cmd_score_cluster(args: argparse.Namespace) -> int:
-    """Run ``score --cluster``; exit 0, or 2 on a usage or input error (message on stderr)."""
+    """Run ``card-score --cluster``; exit 0, or 2 on a usage or input error (message on stderr)."""
     from bleu_compat.cluster import open_client, parse_cluster, sharded_corpus_stats
     from bleu_compat.tokenizers import get_tokenizer
 

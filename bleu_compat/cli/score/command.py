@@ -6,7 +6,7 @@ The two forms (docs/score.md):
   standard input: ``score REF < SYS``): sacreBLEU's defaults and, in its
   formats (json, text, latex, ``-b``), its bytes
   (:mod:`bleu_compat.cli.score.sacrebleu_form`);
-* bleu-compat's, ``score HYP REF [REF ...]``: the card's defaults and
+* bleu-compat's, ``card-score HYP REF [REF ...]``: the card's defaults and
   multi-bleu.perl's line, the roles of the files printed under it.
 
 bleu-compat's own formats (line, table, markdown, csv, ``--json``) print the
@@ -20,10 +20,11 @@ import contextlib
 import math
 import os
 import sys
-from dataclasses import dataclass, field
-from typing import Any, Callable, Iterator, Sequence
+# typing is not imported at run time (issue 34: 2 ms of every command's start-up)
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any, Callable, Iterator, Sequence
 
-from bleu_compat.bleu import BleuResult, bleu_from_stats
 from bleu_compat.cli.score.arguments import (
     MAX_WIDTH,
     PROG,
@@ -31,25 +32,15 @@ from bleu_compat.cli.score.arguments import (
     UNSUPPORTED,
     fail,
 )
-from bleu_compat.cli.score.compare_render import (
-    compare_text,
-    configurations_text,
-    report_text,
-)
-from bleu_compat.cli.score.csv_output import csv_text
-from bleu_compat.cli.score.html_output import write_compare_html
 from bleu_compat.cli.score.inputs import (
     TUNE_MALLOC_BYTES,
     InputError,
     Spool,
     keep_freed_memory,
     lowercase_block,
-    open_input,
+    open_reader,
     size_of,
 )
-from bleu_compat.cli.score.json_output import compare_json, result_json, system_json
-from bleu_compat.cli.score.markdown_output import markdown_table
-from bleu_compat.cli.score.output_files import output_problem
 from bleu_compat.cli.score.progress import progress_on_stderr
 from bleu_compat.cli.score.sacrebleu_form import (
     sacrebleu_bleu,
@@ -57,22 +48,19 @@ from bleu_compat.cli.score.sacrebleu_form import (
     signature_fields,
     single_system,
 )
-from bleu_compat.cli.score.segments import SegmentWriter, line_causes
-from bleu_compat.cli.score.settings import SMOOTH_CARD, signature
-from bleu_compat.cli.score.text_output import (
-    aligned,
-    roles_line,
-    rounded_row,
-    summary_line_at,
-    table_header,
-)
 from bleu_compat.corpus_io import CorpusReadError, LineChecker, aligned_blocks, read_lines
 from bleu_compat.errors import BleuCompatError
-from bleu_compat.jsonio import dumps_js
-from bleu_compat.rounding import to_fixed_str
-from bleu_compat.stats import SufficientStats
 from bleu_compat import stream as _stream
 from bleu_compat.tokenizers import ALL_TOKENIZERS, get_tokenizer, is_moses, tokenize_lines
+
+if TYPE_CHECKING:
+    from bleu_compat.bleu import BleuResult
+    from bleu_compat.cli.score.segments import SegmentWriter
+    from bleu_compat.stats import SufficientStats
+
+# sacreBLEU's formats (the default run) need the modules above only: the card's
+# arithmetic, bleu-compat's own formats, --compare and --segments import theirs where
+# they are used (issue 34: each module a run does not use is start-up time it spends).
 
 __all__ = ["cmd_score"]
 
@@ -86,6 +74,13 @@ def cmd_score(args: argparse.Namespace) -> int:
     args.max_order_given = getattr(args, "max_order", None) is not None
     if not args.max_order_given:
         args.max_order = 4
+    from bleu_compat.cli.score import arguments
+
+    card = bool(getattr(args, "card_form", False))
+    arguments.PROG = "bleu-compat card-score" if card else "bleu-compat score"
+    if getattr(args, "cluster", None) is not None and not card:
+        return fail("--cluster scores the card's form, hypothesis first: bleu-compat card-score "
+                    "--cluster ADDRESS HYP REF [REF ...]")
     if getattr(args, "cluster", None) is not None:  # issue 16
         from bleu_compat.cli.crosscheck import cluster_problem
         from bleu_compat.cli.score.cluster import cmd_score_cluster
@@ -114,12 +109,19 @@ def cmd_score(args: argparse.Namespace) -> int:
     try:
         # only --compare reads its inputs again: the spool copies what cannot be (bounded,
         # removed on every exit); without --compare it stays empty
-        with Spool() as spool:
+        with Spool() if plan.configs is not None else contextlib.nullcontext() as spool:
             status = _run(args, plan, spool)
         sys.stdout.flush()  # a write error on standard output is reported here, not at exit
         return status
     except (CorpusReadError, InputError, _Refusal) as exc:
-        return fail(str(exc))
+        message = str(exc)
+        if (plan.stdin_implicit and len(plan.ref_paths) > 1 and isinstance(exc, CorpusReadError)
+                and ("line counts differ" in message or message.startswith("-:"))):
+            # sacreBLEU's `REF1 REF2 < SYS`; said for whoever meant the former `score HYP REF`
+            message += ("; with no -i every file is a reference and the system is standard "
+                        "input, as in sacreBLEU (bleu-compat's former `score HYP REF` is now "
+                        "`bleu-compat card-score HYP REF`)")
+        return fail(message)
     except OSError as exc:
         if exc.filename is None and exc.errno is not None:  # standard output (e.g. /dev/full)
             _discard_stdout()
@@ -141,32 +143,55 @@ class _Refusal(Exception):
     """A usage error found after parsing (the message is the one line printed)."""
 
 
-@dataclass
 class _Plan:
-    """What the command line asks for, resolved (defaults of the form filled in)."""
+    """What the command line asks for, resolved (defaults of the form filled in).
 
-    sacre: bool  # sacreBLEU's form
-    system_paths: list[str]
-    ref_paths: list[str]
-    tokenize: str
-    smooth: str
-    smooth_value: float | None
-    width: int
-    fmt: str  # json/text/latex (sacreBLEU's), bc-json, card-json, line, table, markdown, csv
-    configs: list[str] | None
-    warnings: list[str] = field(default_factory=list)
-    #: with --compare: each configuration as run (the options applied), in ``configs``' order
-    resolved: list[Any] = field(default_factory=list)
-    #: the references' script calls for another tokenizer (set after reading), or None
-    script_warning: str | None = None
-    #: each reference's first bytes, as read (the script check's)
-    script_sample: list[bytearray] = field(default_factory=list)
-    #: how the run computes what the outputs cannot say (the SentencePiece model file used)
-    notes: list[str] = field(default_factory=list)
+    Attributes (after the constructor's positional ones):
+        warnings: printed before reading.
+        resolved: with --compare, each configuration as run (the options applied), in
+            ``configs``' order.
+        script_warning: the references' script calls for another tokenizer (set after
+            reading), or None.
+        script_sample: each reference's first bytes, as read (the script check's).
+        notes: how the run computes what the outputs cannot say (the SentencePiece model
+            file used).
+        stdin_implicit: the system is standard input because no -i was given
+            (sacreBLEU's reading of it: universal newlines, one system per
+            tab-separated column).
+        num_refs: -nr N (the one reference file holds N tab-separated references).
+        encoding: -e ENC when it is not UTF-8 (inputs are decoded from it), else None.
+        mode: what is computed: "corpus" (BLEU per system), "sentence" (-sl), "ci"
+            (-ci), "bs" (--paired-bs), "ar" (--paired-ar).
+    """
+
+    def __init__(self, sacre: bool, system_paths: list[str], ref_paths: list[str],
+                 tokenize: str, smooth: str, smooth_value: float | None, width: int, fmt: str,
+                 configs: list[str] | None, warnings: list[str] | None = None, *,
+                 stdin_implicit: bool = False, num_refs: int = 1, encoding: str | None = None,
+                 mode: str = "corpus") -> None:
+        self.sacre = sacre  # sacreBLEU's form
+        self.system_paths, self.ref_paths = system_paths, ref_paths
+        self.tokenize, self.smooth, self.smooth_value = tokenize, smooth, smooth_value
+        self.width = width
+        # json/text/latex (sacreBLEU's), bc-json, card-json, line, table, markdown, csv
+        self.fmt = fmt
+        self.configs = configs
+        self.warnings: list[str] = [] if warnings is None else warnings
+        self.resolved: list[Any] = []
+        self.script_warning: str | None = None
+        self.script_sample: list[bytearray] = []
+        self.notes: list[str] = []
+        self.stdin_implicit, self.num_refs = stdin_implicit, num_refs
+        self.encoding, self.mode = encoding, mode
 
     @property
     def sacrebleu_output(self) -> bool:
         return self.sacre and self.fmt in SACREBLEU_FORMATS
+
+    @property
+    def n_refs(self) -> int:
+        """References per segment: one per file, or -nr's count in the one file."""
+        return self.num_refs if self.num_refs > 1 else len(self.ref_paths)
 
 
 def _plan(args: argparse.Namespace) -> _Plan:
@@ -184,42 +209,73 @@ def _plan(args: argparse.Namespace) -> _Plan:
         if getattr(args, "unsupported_" + flags[-1].lstrip("-").replace("-", "_"), None) \
                 not in (None, False):
             raise _Refusal(f"{'/'.join(flags)}: sacreBLEU's option is not supported here: {why}")
-    if args.encoding.lower().replace("_", "-") not in ("utf-8", "utf8"):
-        raise _Refusal(f"-e/--encoding {args.encoding}: inputs are read as UTF-8 only "
-                       "(convert them first, e.g. with iconv)")
+    from bleu_compat.cli.score.sacrebleu_input import encoding_name
+
+    try:
+        encoding: str | None = encoding_name(args.encoding)
+    except LookupError as exc:
+        raise _Refusal(f"-e/--encoding {args.encoding}: {exc}") from None
+    if encoding == "utf-8":
+        encoding = None
+    card = bool(getattr(args, "card_form", False))
+    mode = _mode(args)
     if not args.files:
         swallowed = [c for c in (args.compare or ()) if os.path.exists(c)]
         hint = (f"; --compare [CONFIG ...] took {swallowed[0]!r} as a configuration: put --compare "
                 "after the files") if swallowed else ""
-        raise _Refusal("the following arguments are required: FILE (REF [REF ...] -i SYS "
-                       f"[SYS ...], REF < SYS, or HYP REF [REF ...]){hint}")
+        wanted = "HYP REF [REF ...]" if card else "REF [REF ...] -i SYS [SYS ...], or REF [REF ...] < SYS"
+        raise _Refusal(f"the following arguments are required: FILE ({wanted}){hint}")
     if args.systems is not None and not args.systems:
         raise _Refusal("-i/--input needs at least one system file (-i SYS [SYS ...]; - is "
                        "standard input)")
-    sacre = args.systems is not None or len(args.files) == 1
-    if sacre:
+    stdin_implicit = False
+    if card:
+        if args.systems is not None:
+            raise _Refusal("card-score takes HYP REF [REF ...], the hypothesis first; -i is "
+                           "sacreBLEU's form: bleu-compat score REF [REF ...] -i SYS [SYS ...]")
+        if len(args.files) < 2:
+            raise _Refusal("card-score needs HYP and at least one REF (HYP REF [REF ...], the "
+                           "hypothesis first); sacreBLEU's form is bleu-compat score REF -i SYS")
+        sacre = False
+        system_paths, ref_paths = args.files[:1], args.files[1:]
+    else:
+        sacre = True
         system_paths, ref_paths = list(args.systems or ["-"]), list(args.files)
-        if args.systems is None and sys.stdin is not None and sys.stdin.isatty():
-            raise _Refusal("one file and no -i: it is the reference and the system is read "
-                           "from standard input, which is a terminal; give -i SYS, pipe the "
-                           "system in (score REF < SYS), or give HYP REF")
+        if args.systems is None:
+            stdin_implicit = True
+            if sys.stdin is None or sys.stdin.isatty():
+                raise _Refusal(_terminal_message(len(args.files)))
         seen: set[str] = set()
-        for path in system_paths:
+        unique: list[str] = []
+        for k, path in enumerate(system_paths):
             if path in seen:
+                if mode in ("bs", "ar") and path == system_paths[0]:
+                    # sacreBLEU's paired tests skip a system that is the baseline again
+                    _warn(args, f"{path!r} is the baseline too: ignored as a system, as "
+                          "sacreBLEU ignores it")
+                    continue
                 raise _Refusal(f"{path!r} is given twice as a system (as sacreBLEU, each system "
                                "needs its own file name)")
             seen.add(path)
-    else:
-        system_paths, ref_paths = args.files[:1], args.files[1:]
+            unique.append(path)
+        system_paths = unique
     if [*system_paths, *ref_paths].count("-") > 1:
         raise _Refusal("standard input (-) can be given only once")
+    num_refs = args.num_refs
+    if num_refs != 1:
+        if num_refs < 1:
+            raise _Refusal(f"-nr/--num-refs {num_refs}: give the number of tab-separated "
+                           "references on each line of the reference file, 1 or more")
+        if len(ref_paths) > 1:
+            raise _Refusal("-nr/--num-refs: the tab-separated references are in one file, so "
+                           "give one reference file with it (as sacreBLEU requires)")
     warnings: list[str] = []
     # SPEC.md section 8: sacreBLEU's form tokenizes raw text with 13a; multi-bleu's splits
     tokenize = args.tokenize or ("13a" if sacre else "none")
     target = None
     if args.langpair is not None:
         parts = args.langpair.split("-")
-        if len(parts) != 2 or not all(parts):
+        if len(parts) < 2:  # sacreBLEU takes the target after the first '-'
             raise _Refusal(f"-l/--language-pair {args.langpair!r}: give SRC-TRG, e.g. en-de")
         target = parts[1]
         wanted = _TARGET_TOKENIZER.get(target)
@@ -277,6 +333,12 @@ def _plan(args: argparse.Namespace) -> _Plan:
     elif getattr(args, "defaults", False):
         raise _Refusal("--defaults is --compare's: give --compare too")
     compare = configs is not None
+    if compare and encoding is not None:  # the libraries compared read the files as UTF-8
+        raise _Refusal(f"-e/--encoding {args.encoding}: --compare runs the libraries on the "
+                       "files as UTF-8; convert them first (e.g. with iconv)")
+    if compare and num_refs != 1:  # the libraries compared take one file per reference
+        raise _Refusal("-nr/--num-refs: --compare runs the libraries on one file per "
+                       "reference; split the tab-separated references into files first")
     fmt = args.format
     if sacre:
         env = os.environ.get("SACREBLEU_FORMAT", "").lower()
@@ -288,6 +350,8 @@ def _plan(args: argparse.Namespace) -> _Plan:
             fmt = "bc-json"
         elif fmt in ("text", "latex") and compare:
             fmt = "table"
+        if args.detail and fmt == "json" and not args.json:
+            fmt = "text"  # as sacreBLEU: -d's lines would break the JSON
     else:
         if fmt is None:
             fmt = "card-json" if args.json else "line"
@@ -298,7 +362,9 @@ def _plan(args: argparse.Namespace) -> _Plan:
         elif fmt == "latex":
             raise _Refusal("-f latex is sacreBLEU's table: use its form, REF -i SYS SYS ...")
     plan = _Plan(sacre, system_paths, ref_paths, tokenize, smooth, value, width, fmt, configs,
-                 warnings)
+                 warnings, stdin_implicit=stdin_implicit, num_refs=num_refs, encoding=encoding,
+                 mode=mode)
+    _check_mode(args, plan)
     if configs is not None:
         from bleu_compat.cli.score.compare_options import (
             GivenOptions,
@@ -310,7 +376,10 @@ def _plan(args: argparse.Namespace) -> _Plan:
         # a Moses tokenization with the language -l gave it (tokenize, resolved)
         chosen = tokenize if args.tokenize else (
             tokenize if args.langpair is not None and sacre and tokenize != "13a" else None)
-        given = GivenOptions(tokenize=chosen, lowercase=args.lowercase,
+        from_language = args.tokenize is None and chosen is not None
+        given = GivenOptions(tokenize=chosen,
+                             tokenize_flag=f"-l {args.langpair}" if from_language else None,
+                             lowercase=args.lowercase,
                              smooth=args.smooth_method, smooth_value=args.smooth_value,
                              effective_order=bool(getattr(args, "effective_order", False)),
                              max_order=args.max_order if args.max_order_given else None)
@@ -348,13 +417,20 @@ def _plan(args: argparse.Namespace) -> _Plan:
                (("--segments", args.segments), ("--html", getattr(args, "html", None)))
                if target is not None]
     for flag, target in outputs:
+        from bleu_compat.cli.score.output_files import output_problem
+
         problem = output_problem(target, [*system_paths, *ref_paths],
                                  [t for f, t in outputs if f != flag])
         if problem:
             raise _Refusal(f"{flag}: {problem}")
-    from bleu_compat.tokenizers import segmenters
+    from bleu_compat.tokenizers import SEGMENTERS
 
-    segmenters.use_model_file(getattr(args, "spm_model", None))
+    used = [tokenize, *(r.config.tokenize for r in plan.resolved)]
+    segmenters: Any = None
+    if getattr(args, "spm_model", None) is not None or any(t in SEGMENTERS for t in used):
+        from bleu_compat.tokenizers import segmenters  # only where one is used (start-up)
+
+        segmenters.use_model_file(getattr(args, "spm_model", None))
     if getattr(args, "spm_model", None) is not None and tokenize not in segmenters.SPM and not any(
             r.config.tokenize in segmenters.SPM for r in plan.resolved):
         raise _Refusal(f"--spm-model {args.spm_model}: used only by the SentencePiece "
@@ -369,7 +445,7 @@ def _plan(args: argparse.Namespace) -> _Plan:
             get_tokenizer(tok)
         except (BleuCompatError, ImportError) as exc:
             raise _Refusal(str(exc)) from None
-        if tok in segmenters.SPM:  # every output says which model file it used
+        if segmenters is not None and tok in segmenters.SPM:  # which model file it used
             plan.notes.append(segmenters.spm_model(tok).describe(tok))
         if tok == "spm":  # sacreBLEU's own warning for its old name
             plan.warnings.append("-tok spm: sacreBLEU's tokenizer 'spm' has been changed to "
@@ -423,15 +499,179 @@ def _moses_language(resolved: Any, target: str | None, langpair: str | None,
     return replace(resolved, config=replace(cfg, tokenize=name))
 
 
+def _terminal_message(n_files: int) -> str:
+    """The refusal when no -i is given and standard input is a terminal."""
+    files = ("the file is the reference" if n_files == 1 else
+             f"the {n_files} files are references, as in sacreBLEU")
+    old = ("; bleu-compat's former `score HYP REF` (hypothesis first) is now `bleu-compat "
+           "card-score HYP REF`" if n_files > 1 else "")
+    return (f"no -i: {files} and the system is read from standard input, which is a terminal "
+            "here (sacreBLEU would wait for it to be typed); give -i SYS or pipe the system "
+            f"in (score REF [REF ...] < SYS){old}")
+
+
+#: sacreBLEU's sentence-level and statistical options: what each is called in messages
+_MODE_FLAGS = {"sentence": "-sl/--sentence-level", "ci": "-ci/--confidence",
+               "bs": "--paired-bs", "ar": "--paired-ar"}
+
+
+def _mode(args: argparse.Namespace) -> str:
+    """What is computed (:attr:`_Plan.mode`), refusing what sacreBLEU refuses; checks that
+    need the number of systems are :func:`_check_systems`'."""
+    metrics = list(dict.fromkeys(getattr(args, "metrics", None) or ["bleu"]))
+    others = [m for m in metrics if m != "bleu"]
+    if others:
+        raise _Refusal(f"-m/--metrics {' '.join(others)}: bleu-compat computes BLEU only "
+                       "(sacreBLEU's chrF and TER are not reproduced); score them with "
+                       "sacrebleu itself, or give -m bleu")
+    paired = "bs" if args.paired_bs else "ar" if args.paired_ar else None
+    if args.sentence_level and (args.confidence or paired):
+        raise _Refusal("-sl/--sentence-level: statistical tests are unavailable in "
+                       "sentence-level mode (as in sacreBLEU)")
+    if args.sentence_level:
+        return "sentence"
+    if paired:
+        n = args.paired_bs_n if paired == "bs" else args.paired_ar_n
+        flag = "--paired-bs-n" if paired == "bs" else "--paired-ar-n"
+        if n > 1_000_000:  # a bound of ours: sacreBLEU would try, for hours
+            raise _Refusal(f"{flag} {n}: at most 1,000,000 here")
+        if args.paired_jobs < 0:
+            raise _Refusal(f"-j/--paired-jobs {args.paired_jobs}: give 0 (one per system) or "
+                           "more")
+        return paired
+    if args.confidence:
+        if args.confidence_n > 1_000_000:
+            raise _Refusal(f"-cin/--confidence-n {args.confidence_n}: at most 1,000,000 here")
+        return "ci"
+    return "corpus"
+
+
+def _check_mode(args: argparse.Namespace, plan: _Plan) -> None:
+    """The modes and the options of bleu-compat's own that they cannot go with."""
+    if plan.mode == "corpus":
+        return
+    flag = _MODE_FLAGS[plan.mode]
+    if not plan.sacre:
+        raise _Refusal(f"{flag} is sacreBLEU's: give its form, bleu-compat score REF -i SYS")
+    if plan.configs is not None:
+        raise _Refusal(f"{flag} prints sacreBLEU's output; --compare is bleu-compat's: give "
+                       "one or the other")
+    if not plan.sacrebleu_output:
+        raise _Refusal(f"{flag} prints sacreBLEU's output: -f json, text or latex (not "
+                       f"{'--json' if args.json else '-f ' + str(args.format)})")
+    if plan.mode in ("ci", "bs", "ar"):
+        from bleu_compat.cli.score.significance import SeedError, seed_setting
+
+        try:
+            seed_setting()
+        except SeedError as exc:
+            raise _Refusal(str(exc)) from None
+    if not plan.stdin_implicit:  # standard input's columns are counted when it is opened
+        _check_systems(plan, len(plan.system_paths))
+
+
+def _check_systems(plan: _Plan, n_systems: int) -> None:
+    """sacreBLEU's refusals that depend on how many systems there are."""
+    if plan.mode == "sentence" and n_systems > 1:
+        raise _Refusal("-sl/--sentence-level: only one system can be evaluated in "
+                       "sentence-level mode (as in sacreBLEU)")
+    if plan.mode in ("bs", "ar") and n_systems == 1:
+        raise _Refusal(f"{_MODE_FLAGS[plan.mode]}: paired tests require multiple input systems "
+                       "given to --input (-i): the first is the baseline")
+    if plan.mode == "ci" and n_systems > 1:
+        raise _Refusal("-ci/--confidence: use paired tests (--paired-bs or --paired-ar) for "
+                       "multiple systems (as sacreBLEU)")
+
+
 def _warn(args: argparse.Namespace, message: str) -> None:
     if not args.quiet:
         print(f"{PROG}: warning: {message}", file=sys.stderr)
 
 
+def _open_inputs(plan: _Plan, paths: list[str]) -> tuple[list[Any], list[Any]]:
+    """Open ``paths`` (what to read for ``plan.ref_paths + plan.system_paths``) as
+    sacreBLEU reads them: one LineStream per reference and per system (-nr's file gives
+    N, standard input without -i one per tab-separated column), and the objects to close.
+
+    With no -i, the system names become sacreBLEU's for standard input when it holds
+    several columns (``System 1``, ...), and the checks that depend on the number of
+    systems run (:func:`_check_systems`).
+
+    Raises:
+        InputError, CorpusReadError, _Refusal: an input cannot be opened or read.
+    """
+    from bleu_compat.cli.score.sacrebleu_input import (
+        TabColumns,
+        Transcoded,
+        UniversalNewlines,
+        first_fields,
+    )
+    from bleu_compat.corpus_io import LineStream
+
+    names = [*plan.ref_paths, *plan.system_paths]
+    n_files = len(plan.ref_paths)
+    streams: list[Any] = []
+    closers: list[Any] = []
+    try:
+        for k, (name, path) in enumerate(zip(names, paths)):
+            reader, closing = open_reader(path)
+            closers.append(closing)
+            if plan.encoding is not None:
+                reader = Transcoded(name, reader, plan.encoding)
+            if plan.stdin_implicit and k >= n_files:
+                source = LineStream(name, UniversalNewlines(reader))
+                head, columns = first_fields(source)
+                if head == b"":
+                    plan.warnings.append("standard input is empty: read as one empty line, as "
+                                         "sacreBLEU reads it")
+
+                def mismatch(line: int, found: int, expected: int = columns) -> str:
+                    return (f"-: line {line} has {found} tab-separated field"
+                            f"{'s' if found > 1 else ''} where line 1 has {expected}: with no -i, "
+                            "standard input holds one system per tab-separated column, as "
+                            "sacreBLEU reads it (give the system with -i to keep its tabs)")
+
+                split = TabColumns(source, columns, -1, mismatch, head=head)
+                if columns > 1:
+                    plan.system_paths = (
+                        ["Baseline", *(f"System {i + 1}" for i in range(columns - 1))]
+                        if plan.mode in ("bs", "ar") else
+                        [f"System {i + 1}" for i in range(columns)])
+                    if plan.configs is not None:
+                        raise _Refusal("standard input holds several tab-separated systems: "
+                                       "--compare reads files; give each system as a file "
+                                       "after -i")
+                _check_systems(plan, columns)
+                for i in range(columns):
+                    streams.append(LineStream(name if columns == 1 else plan.system_paths[i],
+                                              split.column(i)))
+            elif plan.num_refs > 1 and k < n_files:
+                n = plan.num_refs
+
+                def expected(line: int, found: int, name: str = name, n: int = n) -> str:
+                    return (f"{name}: line {line} has {found} tab-separated field"
+                            f"{'s' if found > 1 else ''}; -nr {n} expects {n} references on "
+                            "every line (sacreBLEU: FATAL: expected N fields)")
+
+                split = TabColumns(LineStream(name, reader), n, n - 1, expected)
+                streams += [LineStream(f"{name} (reference {i + 1} of -nr {n})", split.column(i))
+                            for i in range(n)]
+            else:
+                streams.append(LineStream(name, reader))
+    except BaseException:
+        for closing in closers:
+            if closing is not None:
+                closing.close()
+        raise
+    return streams, closers
+
+
 def _read_and_count(args: argparse.Namespace, plan: _Plan, paths: list[str],
                     segments: Any, copies: list[Any] | None = None,
                     sample: list[bytearray] | None = None,
-                    ) -> tuple[list[SufficientStats], int, list[str]]:
+                    opened: tuple[list[Any], list[Any]] | None = None,
+                    rows_out: list[list[Any]] | None = None,
+                    ) -> tuple[list[_Sums], int, list[str]]:
     """One pass over the references and every system together: each system's statistics.
 
     ``paths``: what to open for ``plan.ref_paths + plan.system_paths`` (the same, or
@@ -439,22 +679,19 @@ def _read_and_count(args: argparse.Namespace, plan: _Plan, paths: list[str],
     a :class:`SegmentWriter` or None. ``copies``: per input, a
     :class:`~bleu_compat.cli.score.inputs.SpoolCopy` that receives its blocks as read
     (for --compare), or None. ``sample``: one bytearray per reference, filled with that
-    reference's first bytes (:func:`_script_warning` reads them), or None.
+    reference's first bytes (:func:`_script_warning` reads them), or None. ``opened``:
+    the inputs opened already (:func:`_open_inputs`), else they are opened here.
+    ``rows_out``: one list per system, extended with each segment's row
+    ``[m_1..m_N, l_1..l_N, hyp_len, ref_len]``, or None.
     Returns (statistics per system, segments, warnings).
 
     Raises:
         CorpusReadError, InputError: an input cannot be read (named), or the line counts differ.
     """
-    n_refs = len(plan.ref_paths)
-    names = [*plan.ref_paths, *plan.system_paths]
-    opened: list[Any] = []
+    n_refs = plan.n_refs
+    streams, opened_handles = opened if opened is not None else _open_inputs(plan, paths)
+    names = [s.name for s in streams]
     try:
-        streams = []
-        for name, path in zip(names, paths):
-            stream, closing = open_input(path)
-            stream.name = name
-            streams.append(stream)
-            opened.append(closing)
         if sum(size_of(p) for p in paths) >= TUNE_MALLOC_BYTES:
             keep_freed_memory()
         # a Moses tokenization rewrites each block first (tokenizer.perl's output); -lc and
@@ -463,6 +700,7 @@ def _read_and_count(args: argparse.Namespace, plan: _Plan, paths: list[str],
         count_tokenize = _counted_as(plan.tokenize)
         tokenizer = get_tokenizer(count_tokenize)
         n = args.max_order
+        per_segment = segments is not None or rows_out is not None
         sums = [([0] * n, [0] * n, [0, 0]) for _ in plan.system_paths]
         checkers = [LineChecker(name) for name in names]
         block = {"lines": _stream._FIRST_BLOCK_LINES}
@@ -486,7 +724,7 @@ def _read_and_count(args: argparse.Namespace, plan: _Plan, paths: list[str],
                     hyp = chunks[n_refs + k]
                     m, t, h, r, rows, tokens = _stream.count_block(
                         [hyp, *refs], n_lines, tokenizer, tokenize=count_tokenize, max_order=n,
-                        per_segment=segments is not None)
+                        per_segment=per_segment)
                     n_tokens = n_tokens or tokens
                     matches, totals, lengths = sums[k]
                     for j in range(n):
@@ -496,10 +734,12 @@ def _read_and_count(args: argparse.Namespace, plan: _Plan, paths: list[str],
                     lengths[1] += int(r)
                     if segments is not None:
                         segments.write(system, first, rows, hyp, refs)
+                    if rows_out is not None:
+                        rows_out[k].extend(rows)
                 first += n_lines
                 block["lines"] = _stream.next_block_lines(_stream.STREAM_BLOCK_TOKENS, n_lines, n_tokens)
     finally:
-        for closing in opened:
+        for closing in opened_handles:
             if closing is not None:
                 closing.close()
     warnings: list[str] = []
@@ -507,7 +747,7 @@ def _read_and_count(args: argparse.Namespace, plan: _Plan, paths: list[str],
         for warning in checker.warnings():
             if warning not in warnings:
                 warnings.append(warning)
-    stats = [SufficientStats(tuple(m), tuple(t), lengths[0], lengths[1]) for m, t, lengths in sums]
+    stats = [_Sums(tuple(m), tuple(t), lengths[0], lengths[1]) for m, t, lengths in sums]
     return stats, first, warnings
 
 
@@ -528,6 +768,22 @@ def _moses_block(name: str) -> Callable[[bytes], bytes]:
         return "".join(line_of(line) + "\n" for line in decode_block(data)).encode("utf-8")
 
     return block
+
+
+class _Sums:
+    """One system's corpus statistics as counted (matches, totals, hyp_len, ref_len): what
+    sacreBLEU's formats need; :meth:`stats` makes the card's SufficientStats of them."""
+
+    __slots__ = ("matches", "totals", "hyp_len", "ref_len")
+
+    def __init__(self, matches: tuple[int, ...], totals: tuple[int, ...], hyp_len: int,
+                 ref_len: int) -> None:
+        self.matches, self.totals, self.hyp_len, self.ref_len = matches, totals, hyp_len, ref_len
+
+    def stats(self) -> SufficientStats:
+        from bleu_compat.stats import SufficientStats
+
+        return SufficientStats(self.matches, self.totals, self.hyp_len, self.ref_len)
 
 
 @contextlib.contextmanager
@@ -575,6 +831,86 @@ def _script_warning(plan: _Plan, sample: list[bytearray], tokenize: str) -> str 
     return found.warning(tokenize)
 
 
+def _print_sacrebleu(args: argparse.Namespace, plan: _Plan, names: list[str],
+                     stats: list[_Sums], rows: list[list[Any]] | None,
+                     eff: bool) -> int:
+    """Print what the ``sacrebleu`` command prints for this run (its formats); return 0."""
+    def fields(resampling: Sequence[tuple[str, str]] = (), effective: bool = eff
+               ) -> list[tuple[str, str]]:
+        return signature_fields(plan.n_refs, lowercase=args.lowercase, tokenize=plan.tokenize,
+                                smooth_method=plan.smooth, smooth_value=plan.smooth_value,
+                                max_order=args.max_order, effective_order=effective,
+                                resampling=resampling)
+
+    def bleu(m: Any, t: Any, h: int, r: int, effective: bool = eff) -> Any:
+        return sacrebleu_bleu(m, t, h, r, smooth_method=plan.smooth,
+                              smooth_value=plan.smooth_value, effective_order=effective)
+
+    color = (sys.stdout.isatty() and not args.no_color and not os.environ.get("NO_COLOR"))
+    scores = [bleu(s.matches, s.totals, s.hyp_len, s.ref_len) for s in stats]
+    if plan.mode == "sentence":  # sacreBLEU forces effective order there
+        from bleu_compat.cli.score.sacrebleu_form import signature as sacre_signature
+
+        n = args.max_order
+        sig = sacre_signature(fields(effective=True), args.short)
+        out = sys.stdout
+        for row in (rows or [[]])[0]:
+            one = bleu(row[:n], row[n:2 * n], row[2 * n], row[2 * n + 1], effective=True)
+            text = f"{one.score:.{plan.width}f}"
+            out.write(text + "\n" if args.score_only else f"BLEU|{sig} = {text} {one.verbose()}\n")
+        return 0
+    if plan.mode in ("ci", "bs", "ar"):
+        from bleu_compat.cli.score.significance import (
+            DEFAULT_SAMPLES,
+            confidence,
+            paired_table,
+            paired_test,
+            sacrebleu_rows,
+            seed_setting,
+        )
+
+        seed = seed_setting()
+        per_system = [sacrebleu_rows(r, args.max_order) for r in rows or []]
+        if plan.mode == "ci" and args.confidence_n > 1:
+            mean, half = confidence(per_system[0], args.confidence_n, seed, args.max_order,
+                                    plan.smooth, plan.smooth_value, eff)
+            resampling = [("bs", str(args.confidence_n)), ("seed", seed.text.lower())]
+            print(single_system(scores[0], fields(resampling), width=plan.width, fmt=plan.fmt,
+                                score_only=args.score_only, short=args.short,
+                                confidence=(mean, half), color=color))
+            if args.detail:
+                print(_NO_SUBSETS)
+            return 0
+        if plan.mode in ("bs", "ar"):
+            given_n = args.paired_bs_n if plan.mode == "bs" else args.paired_ar_n
+            n_samples = given_n if given_n > 0 else DEFAULT_SAMPLES[plan.mode]
+            results = paired_test(plan.mode, per_system, [s.score for s in scores], n_samples,
+                                  seed, args.max_order, plan.smooth, plan.smooth_value, eff)
+            shown = list(names)
+            if not plan.stdin_implicit:
+                shown[0] = f"Baseline: {shown[0]}"
+            from bleu_compat.cli.score.sacrebleu_form import signature as sacre_signature
+
+            sig = sacre_signature(fields([(plan.mode, str(n_samples)),
+                                          ("seed", seed.paired_text)]), args.short)
+            print(paired_table(shown, results, sig, kind=plan.mode, n_given=given_n,
+                               width=plan.width, fmt=plan.fmt, color=color))
+            return 0
+    if len(scores) == 1:
+        print(single_system(scores[0], fields(), width=plan.width, fmt=plan.fmt,
+                            score_only=args.score_only, short=args.short))
+        if args.detail:
+            print(_NO_SUBSETS)
+    else:
+        print(several_systems(names, scores, fields(), width=plan.width, fmt=plan.fmt,
+                              short=args.short, color=color))
+    return 0
+
+
+#: what ``sacrebleu -d`` prints after the score when no test set gives origlang subsets
+_NO_SUBSETS = "No subset information found. Consider using --origlang argument."
+
+
 def _run(args: argparse.Namespace, plan: _Plan, spool: Spool) -> int:
     compare = plan.configs is not None
     given = [*plan.ref_paths, *plan.system_paths]
@@ -583,19 +919,29 @@ def _run(args: argparse.Namespace, plan: _Plan, spool: Spool) -> int:
         copies = [None if spool.readable_as_is(p) else spool.copy(p, k)
                   for k, p in enumerate(given)]
     paths = [p if c is None else c.path for p, c in zip(given, copies)]
-    for message in plan.warnings:
+    opened = _open_inputs(plan, given)
+    from bleu_compat.tokenizers.block import missing_kernel_note
+
+    note = missing_kernel_note()  # issue 34: said, never silently slow
+    for message in plan.warnings + ([note] if note else []):
         _warn(args, message)
     if not args.quiet:
         for note in plan.notes:
             print(f"{PROG}: note: {note}", file=sys.stderr)
+    rows: list[list[Any]] | None = (
+        None if plan.mode == "corpus" else [[] for _ in plan.system_paths])
     # with --compare the segments are written after the comparison (they carry its causes)
     with _segments_file(None if compare else args.segments) as handle:
-        writer = None if handle is None else SegmentWriter(
-            handle, args.max_order, _counted_as(plan.tokenize), plan.smooth, plan.smooth_value)
-        sample = [bytearray() for _ in plan.ref_paths]
+        writer = None
+        if handle is not None:
+            from bleu_compat.cli.score.segments import SegmentWriter
+
+            writer = SegmentWriter(handle, args.max_order, _counted_as(plan.tokenize),
+                                   plan.smooth, plan.smooth_value)
+        sample = [bytearray() for _ in range(plan.n_refs)]
         try:
             stats, n_segments, warnings = _read_and_count(args, plan, given, writer, copies,
-                                                          sample)
+                                                          sample, opened, rows)
         finally:
             for copy in copies:
                 if copy is not None:
@@ -608,26 +954,15 @@ def _run(args: argparse.Namespace, plan: _Plan, spool: Spool) -> int:
         _warn(args, warning)
     names = list(plan.system_paths)
     eff = bool(getattr(args, "effective_order", False))
-    sacre_fields = signature_fields(len(plan.ref_paths), lowercase=args.lowercase,
-                                    tokenize=plan.tokenize, smooth_method=plan.smooth,
-                                    smooth_value=plan.smooth_value, max_order=args.max_order,
-                                    effective_order=eff)
     if plan.sacrebleu_output:
-        scores = [sacrebleu_bleu(s.matches, s.totals, s.hyp_len, s.ref_len,
-                                 smooth_method=plan.smooth, smooth_value=plan.smooth_value,
-                                 effective_order=eff)
-                  for s in stats]
-        if len(scores) == 1:
-            print(single_system(scores[0], sacre_fields, width=plan.width, fmt=plan.fmt,
-                                score_only=args.score_only, short=args.short))
-        else:
-            color = (sys.stdout.isatty() and not args.no_color
-                     and not os.environ.get("NO_COLOR"))
-            print(several_systems(names, scores, sacre_fields, width=plan.width, fmt=plan.fmt,
-                                  short=args.short, color=color))
-        return 0
-    results = [_smoothed(bleu_from_stats(s), plan, eff) for s in stats]
-    sig = signature(len(plan.ref_paths), lowercase=args.lowercase, tokenize=plan.tokenize,
+        return _print_sacrebleu(args, plan, names, stats, rows, eff)
+    from bleu_compat.bleu import bleu_from_stats
+    from bleu_compat.cli.score.json_output import compare_json, result_json, system_json
+    from bleu_compat.cli.score.settings import signature
+    from bleu_compat.cli.score.text_output import roles_line
+
+    results = [_smoothed(bleu_from_stats(s.stats()), plan, eff) for s in stats]
+    sig = signature(plan.n_refs, lowercase=args.lowercase, tokenize=plan.tokenize,
                     smooth=plan.smooth, smooth_value=plan.smooth_value, max_order=args.max_order,
                     effective_order=eff)
     roles = None if plan.sacre else roles_line(plan.system_paths[0], plan.ref_paths)
@@ -654,13 +989,17 @@ def _run(args: argparse.Namespace, plan: _Plan, spool: Spool) -> int:
 
         headline = _replace(headline, smoothing=plan.smooth, smooth_value=plan.smooth_value)
         text = "\n".join(bytes(b).decode("utf-8", "ignore") for b in plan.script_sample)
-        reports = [to_report(d, len(plan.ref_paths), plan.width, versions, headline, text)
+        reports = [to_report(d, plan.n_refs, plan.width, versions, headline, text)
                    for d in decompositions]
 
     # Every output carries the signature (SPEC.md section 8). Where standard output is a
-    # bare value scripts capture (-b) or the card's output object (`score HYP REF --json`),
+    # bare value scripts capture (-b) or the card's output object (`card-score HYP REF --json`),
     # the signature goes to standard error.
+    from bleu_compat.jsonio import dumps_js
+
     if args.score_only:
+        from bleu_compat.rounding import to_fixed_str
+
         for r in results:
             print(to_fixed_str(100 * r.bleu, plan.width))
         print(f"signature: {sig}", file=sys.stderr)
@@ -700,8 +1039,17 @@ def _run(args: argparse.Namespace, plan: _Plan, spool: Spool) -> int:
                 row["compare"]["to_report"] = rep
         print(dumps_js(doc, indent=2))
     elif plan.fmt == "csv":
+        from bleu_compat.cli.score.csv_output import csv_text
+
         print(csv_text(names, results, comparisons, args.max_order, sig), end="")
     else:
+        from bleu_compat.cli.score.text_output import (
+            aligned,
+            rounded_row,
+            summary_line_at,
+            table_header,
+        )
+
         if plan.fmt == "line":
             for n, r in zip(names, results):
                 line = summary_line_at(r, plan.width)
@@ -710,18 +1058,31 @@ def _run(args: argparse.Namespace, plan: _Plan, spool: Spool) -> int:
             rows = [table_header(args.max_order)] + [
                 rounded_row(n, r, plan.width) for n, r in zip(names, results)
             ]
-            print(markdown_table(rows) if plan.fmt == "markdown" else aligned(rows))
+            if plan.fmt == "markdown":
+                from bleu_compat.cli.score.markdown_output import markdown_table
+
+                print(markdown_table(rows))
+            else:
+                print(aligned(rows))
         if roles:
             print(roles)
         print(f"signature: {sig}")
         if compare:
+            from bleu_compat.cli.score.compare_render import (
+                compare_text,
+                configurations_text,
+                report_text,
+            )
+
             print(report_text(names, reports, plan.fmt == "markdown"))
             print(configurations_text(names, decompositions, versions, plan.fmt == "markdown",
-                                      plan.resolved, len(plan.ref_paths)))
+                                      plan.resolved, plan.n_refs))
             print(compare_text(comparisons, versions, plan.fmt == "markdown"))
     if getattr(args, "html", None):
+        from bleu_compat.cli.score.html_output import write_compare_html
+
         status = write_compare_html(args.html, names, comparisons, versions, decompositions,
-                                    reports, plan.resolved, len(plan.ref_paths))
+                                    reports, plan.resolved, plan.n_refs)
         if status:
             return status
     unexpected = any(c.unexpected for c in comparisons) or any(d.unexpected for d in decompositions)
@@ -735,7 +1096,7 @@ def _compare(args: argparse.Namespace, plan: _Plan, paths: list[str], comparison
     from bleu_compat.libraries import library_version
     from bleu_compat.parity import compare_system
 
-    n_refs = len(plan.ref_paths)
+    n_refs = plan.n_refs
     ref_sources, sys_sources = paths[:n_refs], paths[n_refs:]
 
     def lines(path: str) -> list[str]:
@@ -757,8 +1118,21 @@ def _compare(args: argparse.Namespace, plan: _Plan, paths: list[str], comparison
                 decompositions.append(compare_configs(
                     src, ref_sources, [r.config for r in plan.resolved],
                     card_tokenize=plan.tokenize, progress=progress,
-                    card_lowercase=args.lowercase,
+                    card_lowercase=args.lowercase, refused_ok=True,
                 ))
+            # issue 34: a configuration that cannot take these files is a row saying why
+            # (compare_configs' refused); a library compared only for such configurations is
+            # not run on the card's tokens either (the row says why it has no number)
+            if decompositions and not any(d.runs for d in decompositions):
+                reasons = "; ".join(f"{cfg.name}: {why}" for cfg, why in decompositions[0].refused)
+                return fail(f"--compare: no configuration gives a number on these files "
+                            f"({reasons})")
+            ran = {run.config.implementation for d in decompositions for run in d.runs}
+            dropped = {cfg.implementation for d in decompositions for cfg, _ in d.refused} - ran
+            always = set(parity_libraries(()))
+            parity = [lib for lib in parity if lib not in dropped or lib in always]
+            for lib in dropped - set(parity):
+                versions.pop(lib, None)
             progress(f"{_names_of(parity)} on the card's tokens")
             # the libraries take every token at once: read the files whole
             ref_tokens = [tokenize_lines(lines(src), plan.tokenize) for src in ref_sources]
@@ -778,6 +1152,8 @@ def _compare(args: argparse.Namespace, plan: _Plan, paths: list[str], comparison
         return 1
     if args.segments:
         with _segments_file(args.segments) as handle:
+            from bleu_compat.cli.score.segments import SegmentWriter, line_causes
+
             writer = SegmentWriter(handle, args.max_order, _counted_as(plan.tokenize), plan.smooth,
                                    plan.smooth_value)
             for k, (name, dec) in enumerate(zip(plan.system_paths, decompositions)):
@@ -834,6 +1210,8 @@ def _smoothed(result: BleuResult, plan: _Plan, effective_order: bool = False) ->
     from bleu_compat.bleu import smoothed_bleu
 
     s = result.stats
+    from bleu_compat.cli.score.settings import SMOOTH_CARD
+
     method = SMOOTH_CARD[plan.smooth]
     eps = plan.smooth_value if method == "method1" else None
     sm = smoothed_bleu(s.matches, s.totals, s.hyp_len, s.ref_len, smoothing=method, epsilon=eps,

@@ -7,7 +7,7 @@ not for the libraries at their defaults under a headline at zh. The rules
 * ``card`` is the command's own configuration (the headline's): its tokenizer,
   case, smoothing and value, and max order are the command's, given or default.
 * Every other configuration takes each option *given* on the command line
-  (``-tok``, ``-lc``, ``-s``, ``-sv``, ``--effective-order``, ``--max-order``) that it can
+  (``-tok``, or ``-l``'s tokenizer without it, ``-lc``, ``-s``, ``-sv``, ``--effective-order``, ``--max-order``) that it can
   have, unless
   its own spec sets that key (``nltk:smooth=method1`` keeps method1 whatever
   ``-s`` says: the spec names one configuration, the command line all of them).
@@ -41,7 +41,7 @@ class GivenOptions:
     """The options given on the command line (None / False: not given).
 
     Attributes:
-        tokenize: ``-tok`` (a tokenizer name).
+        tokenize: ``-tok`` (a tokenizer name), or the one ``-l``'s target chooses.
         lowercase: ``-lc``.
         smooth: ``-s``, in sacreBLEU's names (``none|floor|add-k|exp``).
         smooth_value: ``-sv`` (floor's epsilon or add-k's k).
@@ -50,6 +50,9 @@ class GivenOptions:
     """
 
     tokenize: str | None = None
+    #: how the tokenizer was asked for, in messages: ``-tok zh``, or ``-l en-zh`` (sacreBLEU's
+    #: default tokenizer for the target, which then applies wherever ``-tok`` would)
+    tokenize_flag: str | None = None
     lowercase: bool = False
     smooth: str | None = None
     smooth_value: float | None = None
@@ -210,7 +213,8 @@ def resolve_configurations(specs: Sequence[str], given: GivenOptions, *, default
         options: list[tuple[str, str, list[str]]] = []  # (option, key, items)
         if not defaults:
             if given.tokenize is not None:
-                options.append((f"-tok {given.tokenize}", "tok", [f"tok={given.tokenize}"]))
+                flag = given.tokenize_flag or f"-tok {given.tokenize}"
+                options.append((flag, "tok", [f"tok={given.tokenize}"]))
             if given.lowercase:
                 options.append(("-lc", "lc", ["lc=yes"]))
             if given.effective_order:
@@ -262,7 +266,7 @@ def resolve_configurations(specs: Sequence[str], given: GivenOptions, *, default
 
 
 #: the options in the order they are listed (the command line's: -tok -lc -s -sv --max-order)
-_FLAGS = ("-tok", "-lc", "-s", "-sv", "--effective-order", "--max-order")
+_FLAGS = ("-tok", "-l", "-lc", "-s", "-sv", "--effective-order", "--max-order")
 
 
 def _flag_order(item: tuple[str, str]) -> int:

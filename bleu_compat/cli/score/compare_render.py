@@ -203,6 +203,12 @@ def configuration_rows(res: Any, versions: dict[str, str], resolved: Sequence[An
                       for flag, why in r.not_applied]
             words += [f"{run.config.name}: {flag} not applied: the configuration sets "
                       f"{key}= itself" for flag, key in r.kept]
+    for cfg, why in getattr(res, "refused", ()):  # issue 34: no number, and why
+        r = by_name.get(cfg.name)
+        missing = ", ".join(flag for flag, _ in r.not_applied) if r is not None else ""
+        rows.append([cfg.name, "no number", impl(cfg.implementation, cfg.release),
+                     cfg.signature(), missing or "-"])
+        words.append(f"{cfg.name}: no number: {why}")
     if all(row[4] == "-" for row in rows[1:]):  # every option given was applied everywhere
         rows = [row[:4] for row in rows]
     words += list(getattr(res, "token_notes", ()))  # issue 32: the Moses tokens (ours)

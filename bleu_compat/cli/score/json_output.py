@@ -72,16 +72,21 @@ def _decomposition_json(res: Any) -> list[dict[str, Any]]:
     return out
 
 
+def _configuration_json(cfg: Any) -> dict[str, Any]:
+    return {"name": cfg.name, "implementation": cfg.implementation,
+            "tokenize": cfg.tokenize, "lowercase": cfg.lowercase,
+            "smoothing": cfg.smoothing, "smooth_value": cfg.smooth_value,
+            "effective_order": cfg.effective_order, "max_order": cfg.max_order,
+            "aggregation": cfg.aggregation, "settings": cfg.signature()}
+
+
 def _configurations_json(res: Any) -> list[dict[str, Any]]:
-    return [
-        {"name": run.config.name, "implementation": run.config.implementation,
-         "tokenize": run.config.tokenize, "lowercase": run.config.lowercase,
-         "smoothing": run.config.smoothing, "smooth_value": run.config.smooth_value,
-         "effective_order": run.config.effective_order, "max_order": run.config.max_order,
-         "aggregation": run.config.aggregation,
-         "settings": run.config.signature(), "BLEU": run.points, "bleu": run.bleu}
-        for run in res.runs
-    ]
+    """Each configuration run (its BLEU), then each that gave no number (``BLEU`` null and
+    ``no_number``: why, issue 34)."""
+    return [{**_configuration_json(run.config), "BLEU": run.points, "bleu": run.bleu}
+            for run in res.runs] + [
+        {**_configuration_json(cfg), "BLEU": None, "bleu": None, "no_number": why}
+        for cfg, why in getattr(res, "refused", ())]
 
 
 def compare_json(c: Any, res: Any = None) -> dict[str, Any]:

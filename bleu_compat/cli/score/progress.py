@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 import sys
-from typing import Any
+# typing is not imported at run time (issue 34: 2 ms of every command's start-up)
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 __all__ = ["PROGRESS_DELAY", "DelayedStatus", "progress_on_stderr"]
 

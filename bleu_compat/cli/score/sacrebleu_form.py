@@ -31,9 +31,11 @@ one and compares the bytes.
 
 from __future__ import annotations
 
-import json
 import math
-from typing import Any, Sequence
+# typing is not imported at run time (issue 34: 2 ms of every command's start-up)
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any, Sequence
 
 __all__ = [
     "SACREBLEU_RELEASE",
@@ -103,8 +105,9 @@ def sacrebleu_bleu(matches: Sequence[int], totals: Sequence[int], sys_len: int, 
     is 0); no match at any order gives 0 at once, unsmoothed; orders are visited
     from 1 and the first with a total of 0 ends the loop (its precision and
     the later ones stay 0); each precision is ``100. * m / t``; the score is
-    ``bp * exp(s / N)`` where ``s`` adds ``log(p)`` (``-9999999999`` for 0) of
-    each order left to right, starting from the integer 0.
+    ``bp * exp(s / N)`` where ``s`` is the built-in ``sum`` of the list of ``log(p)``
+    (``-9999999999`` for 0), order by order. ``matches`` and ``totals`` may be numpy
+    arrays (sacreBLEU's resampled sums): the arithmetic is then numpy's on their dtype.
     """
     if smooth_value is None:
         smooth_value = SMOOTH_DEFAULTS[smooth_method]
@@ -112,17 +115,21 @@ def sacrebleu_bleu(matches: Sequence[int], totals: Sequence[int], sys_len: int, 
     bp = 1.0
     if sys_len < ref_len:
         bp = math.exp(1 - ref_len / sys_len) if sys_len > 0 else 0.0
-    precisions = [0.0] * max_order
+    precisions: list[Any] = [0.0] * max_order
     if not any(matches):
         return SacreBleuScore(0.0, precisions, bp, sys_len, ref_len)
-    m: list[float] = list(matches)
-    t: list[float] = list(totals)
+    # numpy rows (the bootstrap's float32 sums, the randomization test's int64 sums) keep
+    # their type: add-k's value is stored back into the row's dtype, as sacreBLEU's in-place
+    # addition stores it; Python numbers stay Python numbers
+    array = hasattr(matches, "dtype")
+    m: Any = matches.copy() if array else list(matches)  # type: ignore[union-attr]
+    t: Any = totals.copy() if array else list(totals)  # type: ignore[union-attr]
     halvings = 1.0
     orders = max_order
     for n in range(max_order):
         if smooth_method == "add-k" and n > 0:
-            m[n] += smooth_value  # type: ignore[operator]
-            t[n] += smooth_value  # type: ignore[operator]
+            m[n] = m[n] + smooth_value
+            t[n] = t[n] + smooth_value
         if t[n] == 0:
             break
         if effective_order:
@@ -135,23 +142,28 @@ def sacrebleu_bleu(matches: Sequence[int], totals: Sequence[int], sys_len: int, 
                 precisions[n] = 100. * smooth_value / t[n]  # type: ignore[operator]
         else:
             precisions[n] = 100. * m[n] / t[n]
-    log_sum: float = 0
-    for p in precisions[:orders]:
-        log_sum = log_sum + (LOG_ZERO if p == 0.0 else math.log(p))
+    # the built-in sum over a list, as sacreBLEU adds them (Python 3.12's sum compensates
+    # its rounding: a loop of additions would differ there in the last bits)
+    log_sum = sum([LOG_ZERO if p == 0.0 else math.log(p) for p in precisions[:orders]])
     return SacreBleuScore(bp * math.exp(log_sum / orders), precisions, bp, sys_len, ref_len)
 
 
 #: sacreBLEU's short signature keys (``--short``)
-_SHORT = {"nrefs": "#", "case": "c", "eff": "e", "tok": "tok", "smooth": "s", "version": "v"}
+_SHORT = {"nrefs": "#", "case": "c", "eff": "e", "tok": "tok", "smooth": "s", "version": "v",
+          "bs": "bs", "ar": "ar", "seed": "rs"}
 
 
 def signature_fields(n_refs: int, *, lowercase: bool, tokenize: str, smooth_method: str,
                      smooth_value: float | None, max_order: int = 4,
-                     effective_order: bool = False) -> list[tuple[str, str]]:
+                     effective_order: bool = False,
+                     resampling: Sequence[tuple[str, str]] = ()) -> list[tuple[str, str]]:
     """The signature's (key, value) pairs, in sacreBLEU's order, bleu-compat's version last.
 
     ``tok`` is sacreBLEU's value for the tokenizer (``ja-mecab-0.996-IPA``, ``flores101``
-    for ``spm``: :func:`bleu_compat.tokenizers.tokenizer_signature`)."""
+    for ``spm``: :func:`bleu_compat.tokenizers.tokenizer_signature`). ``resampling``:
+    sacreBLEU's ``bs`` (bootstrap resamples), ``ar`` (randomization trials) and ``seed``
+    pairs, which its signature puts right after ``nrefs``.
+    """
     from bleu_compat import __version__
 
     smooth = smooth_method
@@ -160,7 +172,7 @@ def signature_fields(n_refs: int, *, lowercase: bool, tokenize: str, smooth_meth
         smooth += f"[{(default if smooth_value is None else smooth_value):.2f}]"
     from bleu_compat.tokenizers import tokenizer_signature
 
-    fields = [("nrefs", str(n_refs)), ("case", "lc" if lowercase else "mixed"),
+    fields = [("nrefs", str(n_refs)), *resampling, ("case", "lc" if lowercase else "mixed"),
               ("eff", "yes" if effective_order else "no"), ("tok", tokenizer_signature(tokenize)),
               ("smooth", smooth)]
     if max_order != 4:
@@ -174,22 +186,40 @@ def signature(fields: list[tuple[str, str]], short: bool = False) -> str:
 
 
 def single_system(result: SacreBleuScore, fields: list[tuple[str, str]], *, width: int,
-                  fmt: str, score_only: bool, short: bool) -> str:
+                  fmt: str, score_only: bool, short: bool,
+                  confidence: tuple[float, float] | None = None, color: bool = False) -> str:
     """What ``sacrebleu`` prints for one system (without the final newline).
 
     ``fmt`` ``json`` (the object: name, score, signature, verbose_score, then
     every signature field), ``text`` or ``latex`` (``BLEU|SIGNATURE = SCORE
     VERBOSE``; the signature short with ``short``); ``score_only``: the score alone.
+    ``confidence``: ``-ci``'s (mean, half-width), printed as ``(μ = MEAN ± HALF)``
+    after the score when the mean is above 0 (in JSON also as ``confidence_mean``,
+    ``confidence_var`` and ``confidence``), in cyan with ``color`` (sacreBLEU's
+    terminal colour; never in JSON).
     """
     score = f"{result.score:.{width}f}"
-    if score_only:
-        return score
-    if fmt == "json":
-        doc: dict[str, Any] = {"name": "BLEU", "score": float(score),
-                               "signature": signature(fields), "verbose_score": result.verbose()}
-        doc.update(fields)
-        return json.dumps(doc, indent=1, ensure_ascii=False)
-    return f"BLEU|{signature(fields, short)} = {score} {result.verbose()}"
+    extra: dict[str, Any] = {}
+    if confidence is not None and confidence[0] > 0:
+        mean, half = f"{confidence[0]:.{width}f}", f"{confidence[1]:.{width}f}"
+        extra = {"confidence_mean": float(mean), "confidence_var": float(half),
+                 "confidence": f"μ = {mean} ± {half}"}
+        score += f" ({extra['confidence']})"
+    if score_only or fmt != "json":
+        line = score if score_only else f"BLEU|{signature(fields, short)} = {score} {result.verbose()}"
+        if extra and color and fmt != "json":
+            import re
+
+            line = re.sub(r"(\(μ = [0-9\.]+ ± [0-9\.]+\))",
+                          lambda m: f"\x1b[36m{m.group()}\x1b[0m", line)
+        return line
+    import json
+
+    doc: dict[str, Any] = {"name": "BLEU", "score": float(f"{result.score:.{width}f}"),
+                           "signature": signature(fields), **extra,
+                           "verbose_score": result.verbose()}
+    doc.update(fields)
+    return json.dumps(doc, indent=1, ensure_ascii=False)
 
 
 def several_systems(names: Sequence[str], results: Sequence[SacreBleuScore],
@@ -205,6 +235,8 @@ def several_systems(names: Sequence[str], results: Sequence[SacreBleuScore],
     """
     scores = [f"{r.score:.{width}f}" for r in results]
     if fmt == "json":
+        import json
+
         return json.dumps([{"system": n, "BLEU": s} for n, s in zip(names, scores)], indent=4)
     from tabulate import tabulate
 

@@ -17,17 +17,43 @@ them (Japanese writes its grammar in kana; Chinese has none), else Chinese.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 
 __all__ = ["SAMPLE_CHARACTERS", "ScriptAdvice", "advice", "tokenizer_warning"]
 
 #: how many characters of the references are looked at (first ones, every file in turn)
 SAMPLE_CHARACTERS = 1_000_000
 
-_HAN = re.compile("[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\U00020000-\U0002fa1f]")
-_KANA = re.compile("[\u3040-\u30ff\u31f0-\u31ff\uff66-\uff9f]")
-_HANGUL = re.compile("[\u1100-\u11ff\u3130-\u318f\uac00-\ud7af]")
-_LETTER = re.compile(r"[^\W\d_]")
+#: the code points of each script, as inclusive (first, last) ranges
+HAN = ((0x3400, 0x4DBF), (0x4E00, 0x9FFF), (0xF900, 0xFAFF), (0x20000, 0x2FA1F))
+KANA = ((0x3040, 0x30FF), (0x31F0, 0x31FF), (0xFF66, 0xFF9F))
+HANGUL = ((0x1100, 0x11FF), (0x3130, 0x318F), (0xAC00, 0xD7AF))
+#: the letters: re's [^\W\d_] (alphanumeric, not a decimal digit)
+LETTER = r"[^\W\d_]"
+
+
+def _pattern(ranges: tuple[tuple[int, int], ...]) -> re.Pattern[str]:
+    return re.compile("[" + "".join(f"{chr(a)}-{chr(b)}" for a, b in ranges) + "]")
+
+
+def counts(text: str, *, use_kernel: bool = True) -> tuple[int, int, int, int]:
+    """(letters, Han, kana, Hangul) characters of ``text``: the C kernel's one pass
+    (``script_counts``: the same tests as ``re``'s classes) or, without it, ``re``."""
+    if text.isascii():  # no Han, kana or Hangul; the letters are the ASCII ones
+        letters = len(text.encode("ascii").translate(None, _NOT_ASCII_LETTERS))
+        return letters, 0, 0, 0
+    if use_kernel:
+        from bleu_compat.tokenizers.block import kernel
+
+        k = kernel()
+        if k is not None:
+            return k.script_counts(text, HAN, KANA, HANGUL)  # type: ignore[no-any-return]
+    return tuple(  # type: ignore[return-value]
+        p.subn("", text)[1] for p in (re.compile(LETTER), _pattern(HAN), _pattern(KANA),
+                                      _pattern(HANGUL)))
+
+
+#: every byte but the ASCII letters (bytes.translate deletes them)
+_NOT_ASCII_LETTERS = bytes(c for c in range(256) if not (65 <= c <= 90 or 97 <= c <= 122))
 
 #: language -> (its name, sacreBLEU's tokenizer for it as a target, its script in words)
 _LANGUAGES = {
@@ -39,11 +65,6 @@ _LANGUAGES = {
 _ANY_SCRIPT = ("spm", "flores101", "flores200", "spBLEU-1K")
 
 
-def _count(pattern: re.Pattern[str], text: str) -> int:
-    return pattern.subn("", text)[1]
-
-
-@dataclass(frozen=True)
 class ScriptAdvice:
     """The references' language as their script tells it, and sacreBLEU's tokenizer for it.
 
@@ -54,10 +75,19 @@ class ScriptAdvice:
         sampled: how many characters were looked at.
     """
 
-    language: str
-    tokenizer: str
-    share: float
-    sampled: int
+    __slots__ = ("language", "tokenizer", "share", "sampled")
+
+    def __init__(self, language: str, tokenizer: str, share: float, sampled: int) -> None:
+        self.language, self.tokenizer, self.share, self.sampled = (language, tokenizer, share,
+                                                                   sampled)
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, ScriptAdvice) and all(
+            getattr(self, k) == getattr(other, k) for k in self.__slots__)
+
+    def __repr__(self) -> str:
+        return (f"ScriptAdvice({self.language!r}, {self.tokenizer!r}, {self.share!r}, "
+                f"{self.sampled!r})")
 
     def warning(self, tokenize: str) -> str | None:
         """The warning for a run with ``tokenize``, or None when it is the right one."""
@@ -88,8 +118,7 @@ def advice(text: str) -> ScriptAdvice | None:
             characters are looked at).
     """
     text = text[:SAMPLE_CHARACTERS]
-    letters = _count(_LETTER, text)
-    han, kana, hangul = (_count(p, text) for p in (_HAN, _KANA, _HANGUL))
+    letters, han, kana, hangul = counts(text)
     cjk = han + kana + hangul
     if not letters or 2 * cjk < letters:
         return None

@@ -66,7 +66,7 @@ def aligned(rows: list[list[str]], left: Sequence[int] = (0,)) -> str:
 
 
 def roles_line(hypothesis: str, references: Sequence[str]) -> str:
-    """The `HYP REF` form's line naming each file's role (its order is not multi-bleu.perl's)."""
+    """card-score's line naming each file's role (its order is not multi-bleu.perl's)."""
     plural = "s" if len(references) > 1 else ""
     return (f"hypothesis: {hypothesis}; reference{plural}: {', '.join(references)} "
-            "(bleu-compat's HYP REF order; sacreBLEU's is REF -i HYP)")
+            "(card-score's HYP REF order; sacreBLEU's is REF -i HYP)")
