@@ -1,9 +1,14 @@
 /*
  * bleu_compat._ckernel: the whole-block fast path of `bleu-compat score` (issue 20).
  *
- * Two functions, on blocks of whole lines of UTF-8 text (every line ended by LF,
+ * Three functions, on blocks of whole lines of UTF-8 text (every line ended by LF,
  * the last one possibly not), each the fast twin of a slower reference that
  * the tests compare it with:
+ *
+ *   intl(data, punctuation, symbols, numbers, rstrip) -> bytes
+ *       The tokens of every line under mteval-v14's international rules with
+ *       the given character classes (sacreBLEU's intl, tensor2tensor's
+ *       bleu_tokenize), written as tokenize() writes them (see "intl" below).
  *
  *   tokenize(data, mode) -> bytes
  *       The tokens of every line, as bleu_compat.tokenizers.reference gives
@@ -358,6 +363,265 @@ static PyObject *tokenize(PyObject *self, PyObject *args)
     PyObject *result = PyBytes_FromStringAndSize((const char *)buf, w.o - buf);
     PyMem_Free(buf);
     PyMem_Free(scratch);
+    PyBuffer_Release(&view);
+    return result;
+}
+
+/* ------------------------------------------------------------------ intl */
+
+/*
+ * intl(data, punctuation, symbols, numbers, rstrip) -> bytes
+ *
+ * mteval-v14's international rules as sacreBLEU's intl (and tensor2tensor's
+ * bleu_tokenize) apply them, three regular-expression substitutions in order
+ * on each line, then str.split():
+ *
+ *   1. ([^N])([P]) -> "\1 \2 "   (punctuation after a non-number)
+ *   2. ([P])([^N]) -> " \1 \2"   (punctuation before a non-number)
+ *   3. ([S])       -> " \1 "     (every symbol a token of its own)
+ *
+ * P, S and N are given by the caller as ranges of code points (bytes of native
+ * uint32 pairs, first and last, sorted): sacreBLEU 2.x's regex tables, or the
+ * running Python's unicodedata classes for 1.x and tensor2tensor. Each rule is a
+ * left-to-right scan of non-overlapping two-character (or one-character)
+ * matches over the code points the previous rule left, which is what a
+ * substitution of a fixed-length pattern does; the characters the rules insert
+ * are spaces, in no class. rstrip: the line is rstrip()ped first (sacreBLEU's
+ * BLEU strips each line; bleu_tokenize does not). A CR before a line's LF is
+ * dropped (the reading rules). Output as tokenize()'s: tokens joined by one
+ * space, every line ended by LF.
+ */
+
+enum { K_P = 1, K_S = 2, K_N = 4 };
+
+typedef struct {
+    const uint32_t *pairs[3];
+    Py_ssize_t n[3];
+    unsigned char *bmp;  /* classes of U+0000..U+FFFF */
+} Classes;
+
+static int in_pairs(const uint32_t *r, Py_ssize_t n, uint32_t cp)
+{
+    Py_ssize_t lo = 0, hi = n - 1;
+    while (lo <= hi) {
+        Py_ssize_t mid = (lo + hi) / 2;
+        if (cp < r[2 * mid])
+            hi = mid - 1;
+        else if (cp > r[2 * mid + 1])
+            lo = mid + 1;
+        else
+            return 1;
+    }
+    return 0;
+}
+
+static inline unsigned char class_of(const Classes *k, uint32_t cp)
+{
+    if (cp < 0x10000)
+        return k->bmp[cp];
+    unsigned char c = 0;
+    if (in_pairs(k->pairs[0], k->n[0], cp)) c |= K_P;
+    if (in_pairs(k->pairs[1], k->n[1], cp)) c |= K_S;
+    if (in_pairs(k->pairs[2], k->n[2], cp)) c |= K_N;
+    return c;
+}
+
+static inline int is_py_space(uint32_t cp)
+{
+    if (cp < 0x80)
+        return cp == 0x20 || (cp >= 0x09 && cp <= 0x0D) || (cp >= 0x1C && cp <= 0x1F);
+    return cp == 0x85 || cp == 0xA0 || cp == 0x1680 || (cp >= 0x2000 && cp <= 0x200A)
+           || cp == 0x2028 || cp == 0x2029 || cp == 0x202F || cp == 0x205F || cp == 0x3000;
+}
+
+static inline Py_ssize_t put_utf8(unsigned char *o, uint32_t cp)
+{
+    if (cp < 0x80) { o[0] = (unsigned char)cp; return 1; }
+    if (cp < 0x800) { o[0] = (unsigned char)(0xC0 | (cp >> 6)); o[1] = (unsigned char)(0x80 | (cp & 0x3F)); return 2; }
+    if (cp < 0x10000) {
+        o[0] = (unsigned char)(0xE0 | (cp >> 12)); o[1] = (unsigned char)(0x80 | ((cp >> 6) & 0x3F));
+        o[2] = (unsigned char)(0x80 | (cp & 0x3F)); return 3;
+    }
+    o[0] = (unsigned char)(0xF0 | (cp >> 18)); o[1] = (unsigned char)(0x80 | ((cp >> 12) & 0x3F));
+    o[2] = (unsigned char)(0x80 | ((cp >> 6) & 0x3F)); o[3] = (unsigned char)(0x80 | (cp & 0x3F));
+    return 4;
+}
+
+/* A code point array; the classes ride along in the same index. */
+typedef struct {
+    uint32_t *cp;
+    unsigned char *k;
+    Py_ssize_t n, cap;
+} Cps;
+
+static int cps_reserve(Cps *a, Py_ssize_t n)
+{
+    if (n <= a->cap)
+        return 0;
+    Py_ssize_t cap = a->cap ? a->cap : 256;
+    while (cap < n)
+        cap *= 2;
+    uint32_t *cp = PyMem_Realloc(a->cp, (size_t)cap * sizeof(uint32_t));
+    if (!cp)
+        return -1;
+    a->cp = cp;
+    unsigned char *k = PyMem_Realloc(a->k, (size_t)cap);
+    if (!k)
+        return -1;
+    a->k = k;
+    a->cap = cap;
+    return 0;
+}
+
+static inline void cps_push(Cps *a, uint32_t cp, unsigned char k)
+{
+    a->cp[a->n] = cp;
+    a->k[a->n] = k;
+    a->n++;
+}
+
+static int read_pairs(PyObject *obj, const char *what, Py_buffer *view, Classes *k, int slot)
+{
+    if (PyObject_GetBuffer(obj, view, PyBUF_SIMPLE) < 0)
+        return -1;
+    if (view->len % (Py_ssize_t)(2 * sizeof(uint32_t)) != 0) {
+        PyErr_Format(PyExc_ValueError, "intl: %s must be uint32 pairs", what);
+        return -1;
+    }
+    k->pairs[slot] = view->buf;
+    k->n[slot] = view->len / (Py_ssize_t)(2 * sizeof(uint32_t));
+    return 0;
+}
+
+static PyObject *intl(PyObject *self, PyObject *args)
+{
+    Py_buffer view, pv[3];
+    PyObject *objs[3];
+    int rstrip;
+    (void)self;
+    if (!PyArg_ParseTuple(args, "y*OOOp:intl", &view, &objs[0], &objs[1], &objs[2], &rstrip))
+        return NULL;
+    static const char *names[3] = {"punctuation", "symbols", "numbers"};
+    Classes k = {{NULL, NULL, NULL}, {0, 0, 0}, NULL};
+    int got = 0;
+    PyObject *result = NULL;
+    Cps a = {0}, b = {0};
+    unsigned char *buf = NULL;
+    for (; got < 3; got++)
+        if (read_pairs(objs[got], names[got], &pv[got], &k, got) < 0)
+            goto done;
+    k.bmp = PyMem_Calloc(0x10000, 1);
+    if (!k.bmp) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    for (int slot = 0; slot < 3; slot++) {
+        unsigned char bit = slot == 0 ? K_P : slot == 1 ? K_S : K_N;
+        for (Py_ssize_t r = 0; r < k.n[slot]; r++) {
+            uint32_t lo = k.pairs[slot][2 * r], hi = k.pairs[slot][2 * r + 1];
+            for (uint32_t cp = lo; cp <= hi && cp < 0x10000; cp++)
+                k.bmp[cp] |= bit;
+        }
+    }
+    const unsigned char *data = view.buf, *end = data + view.len;
+    /* the most a line can grow: every character a token of its own, plus the LF */
+    if (view.len > (PY_SSIZE_T_MAX - 2) / 2) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    buf = PyMem_Malloc((size_t)(2 * view.len + 2));
+    if (!buf) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    unsigned char *o = buf;
+    const unsigned char *line = data;
+    while (line < end) {
+        const unsigned char *nl = memchr(line, '\n', (size_t)(end - line));
+        const unsigned char *s = line, *e = nl ? nl : end;
+        line = nl ? nl + 1 : end;
+        if (nl && e > s && e[-1] == '\r')
+            e--;
+        /* decode */
+        a.n = 0;
+        if (cps_reserve(&a, e - s + 1) < 0 || cps_reserve(&b, 3 * (e - s) + 1) < 0) {
+            PyErr_NoMemory();
+            goto done;
+        }
+        for (const unsigned char *p = s; p < e;) {
+            Py_ssize_t len = char_len(p, e);
+            uint32_t cp = len == 1 ? p[0] : code_point(p, len);
+            cps_push(&a, cp, class_of(&k, cp));
+            p += len;
+        }
+        if (rstrip)
+            while (a.n > 0 && is_py_space(a.cp[a.n - 1]))
+                a.n--;
+        /* rule 1: ([^N])([P]) -> "\1 \2 " */
+        b.n = 0;
+        for (Py_ssize_t i = 0; i < a.n;) {
+            if (i + 1 < a.n && !(a.k[i] & K_N) && (a.k[i + 1] & K_P)) {
+                cps_push(&b, a.cp[i], a.k[i]);
+                cps_push(&b, ' ', 0);
+                cps_push(&b, a.cp[i + 1], a.k[i + 1]);
+                cps_push(&b, ' ', 0);
+                i += 2;
+            } else {
+                cps_push(&b, a.cp[i], a.k[i]);
+                i++;
+            }
+        }
+        /* rule 2: ([P])([^N]) -> " \1 \2" (back into a) */
+        if (cps_reserve(&a, 2 * b.n + 2) < 0) {
+            PyErr_NoMemory();
+            goto done;
+        }
+        a.n = 0;
+        for (Py_ssize_t i = 0; i < b.n;) {
+            if (i + 1 < b.n && (b.k[i] & K_P) && !(b.k[i + 1] & K_N)) {
+                cps_push(&a, ' ', 0);
+                cps_push(&a, b.cp[i], b.k[i]);
+                cps_push(&a, ' ', 0);
+                cps_push(&a, b.cp[i + 1], b.k[i + 1]);
+                i += 2;
+            } else {
+                cps_push(&a, b.cp[i], b.k[i]);
+                i++;
+            }
+        }
+        /* rule 3 and the split: a symbol is a token of its own, whitespace separates */
+        unsigned char *line_start = o;
+        int pend = 0;
+        for (Py_ssize_t i = 0; i < a.n; i++) {
+            uint32_t cp = a.cp[i];
+            if (is_py_space(cp)) {
+                pend = 1;
+                continue;
+            }
+            int symbol = (a.k[i] & K_S) != 0;
+            int sep = (pend || symbol) && o != line_start;
+            Py_ssize_t need = sep + (cp < 0x80 ? 1 : cp < 0x800 ? 2 : cp < 0x10000 ? 3 : 4) + 1;
+            if (o + need > buf + 2 * view.len + 2) {  /* cannot happen: a guard all the same */
+                PyErr_SetString(PyExc_RuntimeError, "intl: output overflow");
+                goto done;
+            }
+            if (sep)
+                *o++ = ' ';
+            pend = symbol;
+            o += put_utf8(o, cp);
+        }
+        *o++ = '\n';
+    }
+    result = PyBytes_FromStringAndSize((const char *)buf, o - buf);
+done:
+    PyMem_Free(buf);
+    PyMem_Free(a.cp);
+    PyMem_Free(a.k);
+    PyMem_Free(b.cp);
+    PyMem_Free(b.k);
+    PyMem_Free(k.bmp);
+    for (int g = 0; g < got; g++)
+        PyBuffer_Release(&pv[g]);
     PyBuffer_Release(&view);
     return result;
 }
@@ -1034,6 +1298,10 @@ static PyMethodDef methods[] = {
     {"tokenize", tokenize, METH_VARARGS,
      "tokenize(data: bytes, mode: int) -> bytes: every line's tokens joined by spaces, each "
      "line ended by LF (mode 0 = 13a, 1 = zh, 2 = char)."},
+    {"intl", intl, METH_VARARGS,
+     "intl(data: bytes, punctuation, symbols, numbers, rstrip: bool) -> bytes: every line's "
+     "tokens under mteval-v14's international rules with the given classes (uint32 pairs of "
+     "code points), joined by spaces, each line ended by LF."},
     {"counts", counts, METH_VARARGS,
      "counts(chunks, n_seg, max_order, per_segment, normalized=False) -> (matches, totals, "
      "hyp_len, ref_len, n_tokens, rows or None): exact BLEU statistics of line-aligned blocks "
