@@ -55,7 +55,7 @@ from bleu_compat.harness.dialect import (
 )
 from bleu_compat.harness.truth import closest_length, segment_truth_stats, to_fixed
 
-__all__ = ["points", "evaluate", "own_smoothing"]
+__all__ = ["corpus_outcome", "own_points", "points", "evaluate", "own_smoothing"]
 
 Request = dict[str, Any]
 
@@ -258,6 +258,45 @@ def points(request: Request, on: frozenset[str]) -> float | None:
     return cache.get(_POINTS)
 
 
+def corpus_outcome(facts: Request, on: frozenset[str]) -> str | float | None:
+    """What ``BLEU(...).corpus_score`` does on a corpus with these statistics where it is not
+    :func:`evaluate`'s smoothing arithmetic: the error it raises (``"Type: message"``) or, in
+    words, what else it does; or its own 0-100 score where it computes another; or None.
+
+    2.0.0 (``SACREBLEU-MAX-ORDER-NOT-PASSED-*``) scores a max order below 4 with its default
+    4 orders: ``IndexError`` once the loop passes order N, else that score; 1.5-2.1
+    (``SACREBLEU-EMPTY-REFERENCE-DROPPED*``) raise when a segment has only empty references.
+
+    ``facts``: the corpus statistics the configuration scores (``matches``, ``totals``,
+    ``candidate_length``, ``reference_length``, after the implementation's statistics
+    changes), ``max_order``, ``reference_files`` (how many) and ``segments_without_reference``
+    (segments whose every reference line is the empty string); ``on``: the ids of its
+    ``bleu-corpus-compute`` entries verified on the release. Used by ``identify``, which
+    scores configurations from statistics, to leave out those the library does not score.
+    """
+    n = facts["max_order"]
+    if facts.get("segments_without_reference"):
+        if EMPTY_DROPPED in on:
+            return EMPTY_DROPPED_ERROR
+        if EMPTY_DROPPED_EOF in on:
+            return EMPTY_DROPPED_EOF_ERROR
+    if n < 4 and MAX_ORDER_ERROR in on:
+        bp = _bp(facts["candidate_length"], facts["reference_length"], False)
+        score = _default_order_score(list(facts["matches"]), list(facts["totals"]), bp)
+        if score is None:
+            return "IndexError: list index out of range"
+        if not any(facts["matches"]):
+            return 0.0  # the early return (#141), before any smoothing
+        return (f"scores its default 4 orders on {n}-order statistics "
+                "(SACREBLEU-MAX-ORDER-NOT-PASSED-SCORE; not modelled with smoothing)")
+    return None
+
+
+def own_points(method: str, value: Any, request: Request) -> float:
+    """:func:`own_smoothing`'s score on sacreBLEU's own 0-100 scale (before the ``/ 100``)."""
+    return _own_score(method, value, request)
+
+
 def _smoothing(mode: str, request: Request, on: frozenset[str], cache: dict[Any, Any]) -> dict[str, Any]:
     matches, totals = list(request["matches"]), list(request["totals"])
     n_orders = len(matches)
@@ -392,6 +431,11 @@ def own_smoothing(method: str, value: Any, request: Request, last_segment: Any =
     Source: sacrebleu/metrics/bleu.py ``BLEU.compute_bleu`` (2.6.0), read for the formula
     and its order of operations.
     """
+    return _own_score(method, value, request) / 100
+
+
+def _own_score(method: str, value: Any, request: Request) -> float:
+    """:func:`own_smoothing` on sacreBLEU's 0-100 scale (``compute_bleu``'s ``score``)."""
     if method != "add-k":
         raise ValueError(f"sacreBLEU has no smoothing {method!r} outside the cards")
     k = 1 if value is None else value
@@ -412,4 +456,4 @@ def own_smoothing(method: str, value: Any, request: Request, last_segment: Any =
             eff_order = n
         if correct[n - 1] != 0:
             precisions[n - 1] = 100. * correct[n - 1] / total[n - 1]
-    return _sacrebleu_score(precisions, bp, eff_order) / 100
+    return _sacrebleu_score(precisions, bp, eff_order)
