@@ -145,12 +145,11 @@ class CorpusFiles:
         lines = self.lines(path, chop)
         text = "".join(line + "\n" for line in lines)
         ph = placeholders(whitespace)
-        if ph:
+        if ph and any(mark in text for mark in ph.values()):
             marks = set(ph.values())
-            for k, line in enumerate(lines, 1):
-                if not marks.isdisjoint(line):
-                    raise RulesError(f"{path} line {k} holds a private-use character U+F00xx "
-                                     "that the decomposition uses to mark whitespace")
+            k = next(k for k, line in enumerate(lines, 1) if not marks.isdisjoint(line))
+            raise RulesError(f"{path} line {k} holds a private-use character U+F00xx "
+                             "that the decomposition uses to mark whitespace")
         if case is True:
             text = text.lower()
         elif case == "perl":  # each character's own lowercase: no final sigma
@@ -277,7 +276,6 @@ class Statistics:
             m, t, h, r, rows, _ = count_block([b for b, _ in blocks], n, str.split,
                                               tokenize="none", max_order=self.max_order,
                                               per_segment=True)
-            rows = [list(map(int, row)) for row in rows]
             self._cache[key] = (SufficientStats(tuple(m), tuple(t), h, r), rows)
         return self._cache[key]
 

@@ -371,6 +371,29 @@ def _span(releases: Sequence[str], verified: Sequence[str] = ()) -> str:
 # ----------------------------------------------------------------------------- the grid
 
 
+class _LazyRows(Sequence):  # type: ignore[type-arg]
+    """Rows cut to a lower max order, cut when first read (most configurations read only the
+    corpus statistics, never the rows)."""
+
+    def __init__(self, rows: list[list[int]], cut: Callable[[Sequence[int]], list[int]]) -> None:
+        self._rows, self._cutter = rows, cut
+        self._done: list[list[int]] | None = None
+
+    def _all(self) -> list[list[int]]:
+        if self._done is None:
+            self._done = [self._cutter(r) for r in self._rows]
+        return self._done
+
+    def __getitem__(self, k: Any) -> Any:
+        return self._all()[k]
+
+    def __len__(self) -> int:
+        return len(self._rows)
+
+    def __iter__(self) -> Any:
+        return iter(self._all())
+
+
 class _Orders:
     """A :class:`bleu_compat.counting.Statistics` (counted at max order 4) seen at max order n."""
 
@@ -394,7 +417,7 @@ class _Orders:
                 cut = SimpleNamespace(matches=list(total.matches[:self.n]),
                                       totals=list(total.totals[:self.n]),
                                       hyp_len=total.hyp_len, ref_len=total.ref_len)
-                self._cache[key] = (cut, [self._cut(r) for r in rows])
+                self._cache[key] = (cut, _LazyRows(rows, self._cut))
         return self._cache[key]
 
     def pooled(self, tok: str, lowercase: bool) -> Any:
@@ -925,19 +948,20 @@ class _Run:
             return
         corpus_on = self.grid.corpus_entries.get(lib.name, {})
         outcome = getattr(lib.model_module(), "corpus_outcome", None)
-        facts = [dict(self.facts(), matches=list(s["matches"]), totals=list(s["totals"]),
-                      candidate_length=s["candidate_length"], reference_length=s["reference_length"],
-                      max_order=cfg.max_order) for s in rows]
-        # what each release does beyond the arithmetic (its corpus entries): raise, or its own number
+        # what each release does beyond the arithmetic (its corpus entries): raise, or its own
+        # number; a pooled mean's facts are its hypotheses' statistics summed
         by: dict[Any, list[str]] = {}
-        for release in (releases or ("",)):
-            result: Any = None
-            if outcome is not None:
-                for f in facts:
-                    result = outcome(f, corpus_on.get(release, frozenset()))
-                    if result is not None:
-                        break
-            by.setdefault(result, []).append(release)
+        if outcome is None:
+            by[None] = list(releases or ("",))
+        else:
+            n = cfg.max_order
+            facts = dict(self.facts(), max_order=n,
+                         matches=[sum(s["matches"][k] for s in rows) for k in range(n)],
+                         totals=[sum(s["totals"][k] for s in rows) for k in range(n)],
+                         candidate_length=sum(s["candidate_length"] for s in rows),
+                         reference_length=sum(s["reference_length"] for s in rows))
+            for release in (releases or ("",)):
+                by.setdefault(outcome(facts, corpus_on.get(release, frozenset())), []).append(release)
         arithmetic: tuple[float, float] | str | None = None
         for result, rels in by.items():
             rels_t = tuple(r for r in rels if r)
@@ -1029,6 +1053,7 @@ class _Run:
             if not self._announce(cfg):
                 continue
             points = lib.model_module().points
+            sharing = getattr(lib.model_module(), "points_key", None)
             outcome = getattr(lib.model_module(), "corpus_outcome", None)
             corpus_on = self.grid.corpus_entries.get(lib.name, {})
             method, eps = cfg.card_smoothing
@@ -1052,13 +1077,16 @@ class _Run:
                     continue
                 scores: list[float] = []
                 for row in rows:
-                    key = (tuple(row), method, eps, cfg.effective_order, on)
+                    request = {"matches": row[:n], "totals": row[n:2 * n],
+                               "candidate_length": row[2 * n], "reference_length": row[2 * n + 1],
+                               "smoothing": method, "effective_order": cfg.effective_order}
+                    if method == "method1" and cfg.smooth_value is not None:
+                        request["epsilon"] = eps
+                    # requests the model says score alike share one call (its points_key)
+                    key = sharing(request, on) if sharing else None
+                    if key is None:
+                        key = (tuple(row), method, eps, cfg.effective_order, on)
                     if key not in memo:
-                        request = {"matches": list(row[:n]), "totals": list(row[n:2 * n]),
-                                   "candidate_length": row[2 * n], "reference_length": row[2 * n + 1],
-                                   "smoothing": method, "effective_order": cfg.effective_order}
-                        if method == "method1" and cfg.smooth_value is not None:
-                            request["epsilon"] = eps
                         memo[key] = points(request, on)
                     score = memo[key]
                     if score is None:

@@ -41,7 +41,7 @@ from bleu_compat.libraries import AdapterResult, NotRepresentable, dispatch
 from bleu_compat.rounding import to_fixed
 
 __all__ = ["run", "score_lines", "nltk_final_score", "skips_zero_precisions", "configure",
-           "tokenize_lines", "TOKENIZERS"]
+           "tokenize_lines", "tokenize_block", "TOKENIZERS"]
 
 #: NLTK's own tokenizers a configuration may name (``tok=``), run by NLTK itself:
 #: ``treebank`` is ``TreebankWordTokenizer().tokenize`` (rules only, no data);
@@ -162,6 +162,91 @@ def tokenize_lines(name: str, lines: Sequence[str]) -> list[list[str]]:
     else:
         raise ValueError(f"NLTK has no tokenizer {name!r}: {', '.join(TOKENIZERS)}")
     return [list(tokenize(line)) for line in lines]
+
+
+#: NLTK 3.10.4's ``TreebankWordTokenizer`` rules (``nltk/tokenize/treebank.py``, read, not
+#: imported), in its order, written for a block of lines: every class that could reach across
+#: a line end leaves LF out, ``^``/``$`` are per line (MULTILINE), so each line of the block
+#: gets the tokens the per-line rules give it. Compiled with ``regex``, the engine NLTK 3.10
+#: compiles them with (its ``redos`` module), but the contractions (``re``, as NLTK).
+_TREEBANK_BEFORE_PADDING = (
+    (r"(?m)^\"", r"``"),                           # a starting double quote: ``
+    (r"(``)", r" \1 "),
+    (r"([ \(\[{<])(\"|\'{2})", r"\1 `` "),           # an opening quote after a space or bracket
+    (r"([:,])([^\d\n])", r" \1 \2"),                # colon or comma before a non-digit
+    (r"(?m)([:,])$", r" \1 "),                      # ... or at the line's end
+    (r"\.\.\.", r" ... "),
+    (r"[;@#$%&]", r" \g<0> "),
+    (r'(?m)([^\.\n])(\.)([\]\)}>"\']*)[^\S\n]*$', r"\1 \2\3 "),  # the line's final period
+    (r"[?!]", r" \g<0> "),
+    (r"([^'\n])' ", r"\1 ' "),
+    (r"[\]\[\(\)\{\}\<\>]", r" \g<0> "),              # brackets
+    (r"--", r" -- "),
+)
+_TREEBANK_AFTER_PADDING = (
+    (r"''", " '' "),
+    (r'"', " '' "),
+    (r"([^' ])('[sS]|'[mM]|'[dD]|') ", r"\1 \2 "),
+    (r"([^' ])('ll|'LL|'re|'RE|'ve|'VE|n't|N'T) ", r"\1 \2 "),
+)
+#: the MacIntyre contractions split in two (CONTRACTIONS2, CONTRACTIONS3), which NLTK
+#: compiles with ``re`` (whose ``\b`` sees a combining mark as a non-word character)
+_TREEBANK_CONTRACTIONS = (
+    (r"(?i)\b(can)(not)\b", r" \1 \2 "),
+    (r"(?i)\b(d)('ye)\b", r" \1 \2 "),
+    (r"(?i)\b(gim)(me)\b", r" \1 \2 "),
+    (r"(?i)\b(gon)(na)\b", r" \1 \2 "),
+    (r"(?i)\b(got)(ta)\b", r" \1 \2 "),
+    (r"(?i)\b(lem)(me)\b", r" \1 \2 "),
+    (r"(?i)\b(more)('n)\b", r" \1 \2 "),
+    (r"(?i)\b(wan)(na)(?=\s)", r" \1 \2 "),
+    (r"(?i) ('t)(is)\b", r" \1 \2 "),
+    (r"(?i) ('t)(was)\b", r" \1 \2 "),
+)
+
+
+def _treebank_rules() -> tuple[tuple[Any, str], ...]:
+    global _TREEBANK
+    if _TREEBANK is None:
+        import regex
+
+        import re
+
+        _TREEBANK = (tuple((regex.compile(p), r) for p, r in _TREEBANK_BEFORE_PADDING),
+                     tuple((regex.compile(p), r) for p, r in _TREEBANK_AFTER_PADDING)
+                     + tuple((re.compile(p), r) for p, r in _TREEBANK_CONTRACTIONS))
+    return _TREEBANK
+
+
+_TREEBANK: Any = None
+
+
+def tokenize_block(name: str, data: bytes) -> bytes:
+    """:func:`tokenize_lines` on every line of a UTF-8 block at once (one line of tokens per
+    line, split by whitespace). ``treebank``: NLTK 3.10.4's Treebank rules applied to the
+    whole block (:data:`_TREEBANK_BEFORE_PADDING`: each line keeps to itself; the padding
+    space NLTK puts around a line is put around each), five times faster than line by line
+    and without importing NLTK (a test compares the tokens with the installed NLTK's).
+    ``word_tokenize``: line by line (:func:`tokenize_lines`).
+
+    Raises:
+        ValueError: an unknown name, or ``word_tokenize`` without the Punkt data.
+    """
+    if name != "treebank":
+        lines = data.decode("utf-8").split("\n")
+        if lines and lines[-1] == "":
+            lines.pop()
+        return "".join(" ".join(t) + "\n" for t in tokenize_lines(name, lines)).encode("utf-8")
+    before, after = _treebank_rules()
+    text = data.decode("utf-8")
+    if text.endswith("\n"):
+        text = text[:-1]
+    for pattern, replacement in before:
+        text = pattern.sub(replacement, text)
+    text = " " + text.replace("\n", " \n ") + " "
+    for pattern, replacement in after:
+        text = pattern.sub(replacement, text)
+    return "".join(" ".join(line.split()) + "\n" for line in text.split("\n")).encode("utf-8")
 
 
 def _round(value: float, decimals: int | None) -> float:
