@@ -57,7 +57,7 @@ from itertools import combinations
 from typing import Any, Callable, Sequence
 
 __all__ = ["Match", "Refusal", "Reading", "IdentifyResult", "Search", "parse_score", "identify",
-           "search", "Searcher", "TOKENIZERS", "MAX_ORDERS", "MAX_SUBSET_REFERENCES",
+           "search", "Searcher", "restricted", "gives", "TOKENIZERS", "MAX_ORDERS", "MAX_SUBSET_REFERENCES",
            "EXACT_DIGITS", "printed"]
 
 #: the tokenizers searched for implementations that take one (``split`` = ``str.split()``),
@@ -327,6 +327,21 @@ class Search:
     not_searched: tuple[str, ...]
     refused: tuple[Refusal, ...] = ()
     unscored: tuple[tuple[Match, str], ...] = ()
+    subsets: tuple[frozenset[str], ...] = ()
+
+    def covers(self, references: Sequence[str]) -> bool:
+        """Whether this search holds what a search of the same system against ``references``
+        would (those references are among its own, and it searched each subset of them that
+        such a search would)."""
+        want = list(dict.fromkeys(references))
+        if not set(want) <= set(self.references):
+            return False
+        k = len(want)
+        if k == 1 or k > MAX_SUBSET_REFERENCES:
+            needed = [frozenset(want)] + ([frozenset((r,)) for r in want] if k > 1 else [])
+        else:
+            needed = [frozenset(c) for size in range(1, k + 1) for c in combinations(want, size)]
+        return all(n in self.subsets for n in needed)
 
     def matching(self, score: str | Reading, scale: str | None = None, *,
                  exact: bool | None = None, closest: int = 3) -> IdentifyResult:
@@ -794,16 +809,15 @@ class Searcher:
         not_searched += [f"tok={tok}: {why}" for tok, why in _unavailable_seen(counted)]
         values = _merge_releases(values, {lib.name: lib.verified for lib in dc._libraries()})
         all_refs = tuple(references)
-        values.sort(key=lambda m: (m.differences, m.references != all_refs,
-                                   grid.order[m.config.implementation], -m.config.max_order,
-                                   -len(m.references), m.config.tokenize, bool(m.config.lowercase)))
+        values.sort(key=_rank(all_refs))
         refusals = tuple(Refusal(impl, _ordered_releases(rels, verified), what, len(specs),
                                  refs, specs[0])
                          for (impl, what, refs, verified), (rels, specs) in
                          ((key, _refusal_rows(rows)) for key, rows in refused.items()))
         return Search(hypothesis, all_refs, tuple(_dedupe(values)), searched,
                       len({key for key in counted if key[0] != "unavailable"}),
-                      tuple(dict.fromkeys(not_searched)), refusals, tuple(would))
+                      tuple(dict.fromkeys(not_searched)), refusals, tuple(would),
+                      tuple(frozenset(references[i] for i in which) for which in sets))
 
     def _skipped_tokenizers(self, files: Any, paths: Sequence[str]) -> dict[str, str]:
         """Tokenizers not searched on these files, and why: a segmenter that cannot run here,
@@ -847,6 +861,41 @@ class Searcher:
             why = f"it does not run here{who} ({type(exc).__name__}{': ' + text if text else ''})"
         self._usable[tok] = why
         return why
+
+
+def _rank(all_refs: Sequence[str]) -> Callable[[Match], tuple[Any, ...]]:
+    """Most common first: fewest settings changed from the implementation's closest built-in
+    configuration, all the references before a subset, the registry's order, the larger max
+    order, more references, then the tokenizer and case (a stable, total order)."""
+    everything = set(all_refs)
+    order = _grid().order
+
+    def key(m: Match) -> tuple[Any, ...]:
+        return (m.differences, set(m.references) != everything, order[m.config.implementation],
+                -m.config.max_order, -len(m.references), m.config.tokenize, bool(m.config.lowercase))
+
+    return key
+
+
+def restricted(s: Search, references: Sequence[str]) -> Search:
+    """``s`` as a search against ``references`` (a subset of its references, in any order):
+    the configurations computed against those references or a subset of them, ranked with
+    ``references`` as all of them. (``s`` searched every subset, so nothing is missing.)
+
+    Raises:
+        ValueError: ``references`` is not a subset of ``s``'s.
+    """
+    want = set(references)
+    if not s.covers(references):
+        raise ValueError("restricted: the search does not cover these references")
+    if want == set(s.references) and tuple(references) == s.references:
+        return s
+    values = sorted((m for m in s.values if set(m.references) <= want), key=_rank(references))
+    return Search(s.system, tuple(references), tuple(values), s.searched, s.tokenizations,
+                  s.not_searched,
+                  tuple(f for f in s.refused if set(f.references) <= want),
+                  tuple((m, what) for m, what in s.unscored if set(m.references) <= want),
+                  tuple(x for x in s.subsets if x <= want))
 
 
 def _holds(lines: Sequence[str], ranges: Sequence[tuple[int, int]]) -> bool:
