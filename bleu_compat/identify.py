@@ -49,6 +49,7 @@ points), unless ``scale`` says otherwise; the result names the scale it assumed.
 
 from __future__ import annotations
 
+import bisect
 import math
 import re
 from dataclasses import dataclass, field, replace
@@ -329,6 +330,15 @@ class Search:
     unscored: tuple[tuple[Match, str], ...] = ()
     subsets: tuple[frozenset[str], ...] = ()
 
+    def _sorted(self, scale: str) -> tuple[list[float], list[int]]:
+        """The numbers on ``scale`` in increasing order, and each one's index in ``values``
+        (made once per scale: matching a table's rows is then a bisection each)."""
+        cache = self.__dict__.setdefault("_by_scale", {})
+        if scale not in cache:
+            order = sorted(range(len(self.values)), key=lambda k: self.values[k].on(scale))
+            cache[scale] = ([self.values[k].on(scale) for k in order], order)
+        return cache[scale]
+
     def covers(self, references: Sequence[str]) -> bool:
         """Whether this search holds what a search of the same system against ``references``
         would (those references are among its own, and it searched each subset of them that
@@ -352,11 +362,22 @@ class Search:
             ValueError: a bad score.
         """
         reading = score if isinstance(score, Reading) else parse_score(score, scale, exact=exact)
-        found = [m for m in self.values if gives(m, reading)]
+        numbers, index = self._sorted(reading.scale)
+        # every number that can give the score lies within half a unit of its last place
+        # (and an ULP or two) of its value: look there only, then test each exactly
+        half = 0.0 if reading.exact else 0.5 * 10.0 ** -reading.decimals
+        slack = 4 * math.ulp(reading.value + half) + half
+        lo = bisect.bisect_left(numbers, reading.value - slack)
+        hi = bisect.bisect_right(numbers, reading.value + slack)
+        hits = sorted(index[k] for k in range(lo, hi) if gives(self.values[index[k]], reading))
+        found = [self.values[k] for k in hits]
         near: tuple[Match, ...] = ()
         if not found and closest:
-            near = tuple(sorted(self.values, key=lambda m: abs(m.on(reading.scale) - reading.value)
-                                )[:closest])
+            k = bisect.bisect_left(numbers, reading.value)
+            window = [index[j] for j in range(max(0, k - closest), min(len(numbers), k + closest))]
+            near = tuple(sorted((self.values[j] for j in window),
+                                key=lambda m: (abs(m.on(reading.scale) - reading.value),
+                                               self.values.index(m)))[:closest])
         unscored = tuple((m, what) for m, what in self.unscored if gives(m, reading))
         return IdentifyResult(reading, self.system, self.references, tuple(found), self.searched,
                               self.tokenizations, self.not_searched, self.refused, near, unscored)
