@@ -1025,7 +1025,8 @@ class _Run:
             by[None] = list(releases or ("",))
         else:
             n = cfg.max_order
-            facts = dict(self.facts(), max_order=n,
+            facts = dict(self.facts(), max_order=n, smoothing=cfg.card_smoothing[0],
+                         effective_order=cfg.effective_order,
                          matches=[sum(s["matches"][k] for s in rows) for k in range(n)],
                          totals=[sum(s["totals"][k] for s in rows) for k in range(n)],
                          candidate_length=sum(s["candidate_length"] for s in rows),

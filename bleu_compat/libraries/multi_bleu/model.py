@@ -521,7 +521,8 @@ def corpus_outcome(facts: dict[str, Any], on: frozenset[str]) -> str | float | N
     (MULTI-BLEU-EMPTY-REFERENCES: 0.0, its own number); else None.
 
     ``facts``: the corpus statistics scored (``matches``, ``totals``, ``candidate_length``,
-    ``reference_length``, after the statistics changes), ``max_order``, ``reference_files``,
+    ``reference_length``, after the statistics changes), ``max_order``, ``smoothing`` (the
+    card's method), ``effective_order``, ``reference_files``,
     ``segments_without_reference``; ``on``: the ``bleu-corpus-compute`` entries verified on
     the release (``identify`` leaves out what the library does not score).
     """

@@ -269,8 +269,9 @@ def corpus_outcome(facts: Request, on: frozenset[str]) -> str | float | None:
 
     ``facts``: the corpus statistics the configuration scores (``matches``, ``totals``,
     ``candidate_length``, ``reference_length``, after the implementation's statistics
-    changes), ``max_order``, ``reference_files`` (how many) and ``segments_without_reference``
-    (segments whose every reference line is the empty string); ``on``: the ids of its
+    changes), ``max_order``, ``smoothing`` (the card's method), ``effective_order``,
+    ``reference_files`` (how many) and ``segments_without_reference`` (segments whose every
+    reference line is the empty string); ``on``: the ids of its
     ``bleu-corpus-compute`` entries verified on the release. Used by ``identify``, which
     scores configurations from statistics, to leave out those the library does not score.
     """
@@ -285,8 +286,9 @@ def corpus_outcome(facts: Request, on: frozenset[str]) -> str | float | None:
         score = _default_order_score(list(facts["matches"]), list(facts["totals"]), bp)
         if score is None:
             return "IndexError: list index out of range"
-        if not any(facts["matches"]):
-            return 0.0  # the early return (#141), before any smoothing
+        if not any(facts["matches"]) or (facts.get("smoothing", "none") == "none"
+                                         and not facts.get("effective_order")):
+            return score  # the early return (#141), or compute_bleu's 4 orders unsmoothed
         return (f"scores its default 4 orders on {n}-order statistics "
                 "(SACREBLEU-MAX-ORDER-NOT-PASSED-SCORE; not modelled with smoothing)")
     return None
