@@ -10,6 +10,10 @@ anything is computed (the score, each file under the reading rules, the line cou
 the row's score (:mod:`bleu_compat.identify`, most common first) or "none" with the
 closest numbers.
 
+With several references, a row is searched against all of them, and against each
+non-empty subset only when they together do not give its number (a table's "all
+references" number that is one reference's).
+
 Rows that share files share the counting: a :class:`bleu_compat.identify.Searcher` keeps
 the token blocks of the files met last, and a row whose references are a subset of an
 earlier row's (WMT's ``bleu-A`` after ``bleu-all``) takes that row's search, which
@@ -40,6 +44,9 @@ OPTIONAL = ("label", "scale")
 TOP = 10
 #: closest numbers listed for a row no configuration reproduces
 CLOSEST = 3
+#: what a row's report says when its references together give its number
+SUBSETS_NOTE = ("subsets of the references: searched only for a row that all its references "
+                "together do not reproduce")
 #: a table's cell may hold at most this many characters (a path list, a label)
 MAX_CELL = 1 << 16
 
@@ -229,20 +236,28 @@ class _Searches:
     the same or a subset) reuses one, and a :class:`~bleu_compat.identify.Searcher` that
     keeps the files' token blocks."""
 
-    def __init__(self, keep: int = 4, progress: Callable[[str], Any] | None = None) -> None:
+    def __init__(self, keep: int = 4, progress: Callable[[str], Any] | None = None,
+                 exact: bool | None = None) -> None:
         from bleu_compat.identify import Searcher
 
         self.searcher = Searcher(progress=progress, keep=8)
         self.keep = keep
+        self.exact = exact
         self._last: list[Any] = []
 
     def for_row(self, row: AuditRow) -> Any:
         from bleu_compat.identify import restricted
 
+        from bleu_compat.identify import parse_score
+
         for s in self._last:
             if s.system == row.hypothesis and s.covers(row.references):
                 return restricted(s, row.references)
-        s = self.searcher.search(row.hypothesis, list(row.references))
+        s = self.searcher.search(row.hypothesis, list(row.references), subsets=False,
+                                 no_subsets_note=SUBSETS_NOTE)
+        if len(set(row.references)) > 1 and not s.matching(
+                parse_score(row.score, row.scale, exact=self.exact), closest=0).matches:
+            s = self.searcher.search(row.hypothesis, list(row.references))
         self._last = [s, *self._last][:self.keep]
         return s
 
@@ -293,7 +308,7 @@ def audit(path: str, *, exact: bool | None = None, top: int = TOP,
         TableError: a row that no longer reads (the table changed since it was checked).
         CorpusReadError: a file that no longer reads.
     """
-    searches = _Searches(progress=progress)
+    searches = _Searches(progress=progress, exact=exact)
     for row in read_table(path):
         try:
             search = searches.for_row(row)
@@ -315,7 +330,7 @@ def _audit_group(rows: list[AuditRow], exact: bool | None, top: int, table: str)
     one-item list ``[{"error": message}]``."""
     from bleu_compat.corpus_io import CorpusReadError
 
-    searches = _Searches()
+    searches = _Searches(exact=exact)
     out = []
     for row in sorted(rows, key=lambda r: (-len(r.references), r.number)):
         try:

@@ -369,15 +369,23 @@ class Search:
         slack = 4 * math.ulp(reading.value + half) + half
         lo = bisect.bisect_left(numbers, reading.value - slack)
         hi = bisect.bisect_right(numbers, reading.value + slack)
-        hits = sorted(index[k] for k in range(lo, hi) if gives(self.values[index[k]], reading))
+        if reading.exact:
+            hits = sorted(index[k] for k in range(lo, hi) if numbers[k] == reading.value)
+        else:
+            target, d = reading.canonical, reading.decimals
+            hits = sorted(index[k] for k in range(lo, hi) if printed(numbers[k], d) == target)
         found = [self.values[k] for k in hits]
         near: tuple[Match, ...] = ()
         if not found and closest:
-            k = bisect.bisect_left(numbers, reading.value)
-            window = [index[j] for j in range(max(0, k - closest), min(len(numbers), k + closest))]
-            near = tuple(sorted((self.values[j] for j in window),
-                                key=lambda m: (abs(m.on(reading.scale) - reading.value),
-                                               self.values.index(m)))[:closest])
+            v = reading.value
+            k = bisect.bisect_left(numbers, v)
+            window = range(max(0, k - closest), min(len(numbers), k + closest))
+            far = sorted(abs(numbers[j] - v) for j in window)[:closest][-1]
+            # every number as near as the closest-th (ties taken in the list's order)
+            tied = range(bisect.bisect_left(numbers, v - far), bisect.bisect_right(numbers, v + far))
+            near = tuple(self.values[index[j]] for j in sorted(
+                (j for j in tied if abs(numbers[j] - v) <= far),
+                key=lambda j: (abs(numbers[j] - v), index[j]))[:closest])
         unscored = tuple((m, what) for m, what in self.unscored if gives(m, reading))
         return IdentifyResult(reading, self.system, self.references, tuple(found), self.searched,
                               self.tokenizations, self.not_searched, self.refused, near, unscored)
@@ -781,8 +789,10 @@ class Searcher:
             self._files.pop(next(iter(self._files)))
         return shared
 
-    def search(self, hypothesis: str, references: Sequence[str], *, subsets: bool = True) -> Search:
-        """See :func:`search`."""
+    def search(self, hypothesis: str, references: Sequence[str], *, subsets: bool = True,
+               no_subsets_note: str = "subsets of the references (not asked)") -> Search:
+        """See :func:`search` (``no_subsets_note``: what ``not_searched`` says when several
+        references are searched without their subsets)."""
         from bleu_compat import decompose as dc
 
         files = self._corpus([hypothesis, *references])
@@ -805,7 +815,7 @@ class Searcher:
                                 f"(more than {MAX_SUBSET_REFERENCES} references: "
                                 f"{2 ** k - 1} subsets)")
         if k > 1 and not subsets:
-            not_searched.append("subsets of the references (not asked)")
+            not_searched.append(no_subsets_note)
         skipped = self._skipped_tokenizers(files, [hypothesis, *references])
         for tok, why in skipped.items():
             not_searched.append(f"tok={tok}: {why}")
