@@ -1294,6 +1294,240 @@ fail:
     return result;
 }
 
+/* ------------------------------------------------------------------ pooled references */
+
+/*
+ * pooled(chunks, n_seg, max_order, normalized) -> (rows, lengths)
+ *
+ * Each hypothesis (chunks[0], one per line) against every reference segment of the corpus
+ * pooled (chunks[1:], every line of every file): an n-gram's matches are min(its count in
+ * the hypothesis, its largest count in any one reference segment); the reference length
+ * is the pooled length closest to the hypothesis' (ties to the shorter). rows[i] =
+ * [m_1..m_N, l_1..l_N, hyp_len, ref_len]; lengths = every reference segment's length,
+ * file by file. Tokens are split as counts() splits them. One table of every reference
+ * n-gram (order, ids) holds its largest count in one segment; a hypothesis n-gram's k-th
+ * occurrence matches while k <= that count (sum over k of [k <= max] = min(count, max)).
+ */
+typedef struct {
+    uint64_t hash;
+    const uint32_t *key;     /* its ids */
+    int64_t last_ref, last_hyp;
+    uint32_t max, cur, hyp;
+    int32_t order;
+} PoolGram;
+
+static int compare_ssize(const void *a, const void *b)
+{
+    Py_ssize_t x = *(const Py_ssize_t *)a, y = *(const Py_ssize_t *)b;
+    return (x > y) - (x < y);
+}
+
+static PyObject *pooled(PyObject *self, PyObject *args)
+{
+    PyObject *seq;
+    Py_ssize_t n_seg;
+    int max_order, normalized = 0;
+    (void)self;
+    if (!PyArg_ParseTuple(args, "Oni|p:pooled", &seq, &n_seg, &max_order, &normalized))
+        return NULL;
+    if (max_order < 1 || max_order > 1000 || n_seg < 0) {
+        PyErr_SetString(PyExc_ValueError, "pooled: max_order must be 1..1000, n_seg >= 0");
+        return NULL;
+    }
+    PyObject *fast = PySequence_Fast(seq, "pooled: chunks must be a sequence of bytes");
+    if (!fast)
+        return NULL;
+    Py_ssize_t n_files = PySequence_Fast_GET_SIZE(fast);
+    if (n_files < 2) {
+        Py_DECREF(fast);
+        PyErr_SetString(PyExc_ValueError, "pooled: a hypothesis block and at least one reference block");
+        return NULL;
+    }
+    Py_buffer *views = PyMem_Calloc((size_t)n_files, sizeof(Py_buffer));
+    Split *split = PyMem_Calloc((size_t)n_files, sizeof(Split));
+    Vocab vocab = {0};
+    PoolGram *table = NULL;
+    int32_t *slots = NULL;
+    Py_ssize_t *lens = NULL, *sorted_lens = NULL;
+    PyObject *rows = NULL, *lengths = NULL, *result = NULL;
+    Py_ssize_t got = 0, n_lens = 0;
+    if (!views || !split) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    for (; got < n_files; got++)
+        if (PyObject_GetBuffer(PySequence_Fast_GET_ITEM(fast, got), &views[got], PyBUF_SIMPLE) < 0)
+            goto done;
+    Py_ssize_t all = 0, ref_grams = 0;
+    for (Py_ssize_t f = 0; f < n_files; f++) {
+        if (split_block(views[f].buf, views[f].len, n_seg, &split[f], f, normalized) < 0)
+            goto done;
+        all += split[f].n_tok;
+        if (f > 0)
+            ref_grams += split[f].n_tok * (Py_ssize_t)max_order;
+    }
+    /* one numbering of every token of the corpus */
+    if (vocab_start(&vocab, all) < 0) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    for (Py_ssize_t f = 0; f < n_files; f++) {
+        const unsigned char *base = views[f].buf, *bend = base + views[f].len;
+        for (Py_ssize_t t = 0; t < split[f].n_tok; t++) {
+            int64_t id = vocab_id(&vocab, base + split[f].off[t], split[f].len[t], bend);
+            if (id < 0) {
+                PyErr_NoMemory();
+                goto done;
+            }
+            split[f].ids[t] = (uint32_t)id;
+        }
+    }
+    if (ref_grams > INT32_MAX / 4) {
+        PyErr_SetString(PyExc_ValueError, "pooled: too many reference n-grams");
+        goto done;
+    }
+    Py_ssize_t size = 16;
+    while (size < 2 * ref_grams + 2)
+        size *= 2;
+    Py_ssize_t mask = size - 1, n_grams = 0;
+    table = PyMem_Malloc((size_t)(ref_grams + 1) * sizeof(PoolGram));
+    slots = PyMem_Malloc((size_t)size * sizeof(int32_t));
+    lens = PyMem_Malloc((size_t)((n_files - 1) * n_seg + 1) * sizeof(Py_ssize_t));
+    if (!table || !slots || !lens) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    for (Py_ssize_t x = 0; x < size; x++)
+        slots[x] = -1;
+    /* every reference segment's n-grams: their largest count in one segment */
+    int64_t segment_id = 0;
+    for (Py_ssize_t f = 1; f < n_files; f++) {
+        for (Py_ssize_t seg = 0; seg < n_seg; seg++, segment_id++) {
+            const uint32_t *r = split[f].ids + split[f].line_start[seg];
+            Py_ssize_t m = split[f].line_start[seg + 1] - split[f].line_start[seg];
+            lens[n_lens++] = m;
+            for (Py_ssize_t i = 0; i < m; i++) {
+                uint64_t hv = SEED;
+                for (int n = 1; n <= max_order && i + n <= m; n++) {
+                    hv = extend(hv, r[i + n - 1]);
+                    Py_ssize_t sl = (Py_ssize_t)(hv & (uint64_t)mask);
+                    for (;;) {
+                        int32_t g = slots[sl];
+                        if (g < 0) {
+                            table[n_grams] = (PoolGram){hv, r + i, segment_id, -1, 1, 1, 0, n};
+                            slots[sl] = (int32_t)n_grams++;
+                            break;
+                        }
+                        PoolGram *x = &table[g];
+                        if (x->hash == hv && x->order == n && same_ids(x->key, r + i, n)) {
+                            if (x->last_ref != segment_id) {
+                                x->last_ref = segment_id;
+                                x->cur = 0;
+                            }
+                            if (++x->cur > x->max)
+                                x->max = x->cur;
+                            break;
+                        }
+                        sl = (sl + 1) & mask;
+                    }
+                }
+            }
+        }
+    }
+    if (!(rows = PyList_New(n_seg)) || !(lengths = PyList_New(n_lens)))
+        goto done;
+    sorted_lens = PyMem_Malloc((size_t)(n_lens + 1) * sizeof(Py_ssize_t));
+    if (!sorted_lens) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    memcpy(sorted_lens, lens, (size_t)n_lens * sizeof(Py_ssize_t));
+    qsort(sorted_lens, (size_t)n_lens, sizeof(Py_ssize_t), compare_ssize);
+    for (Py_ssize_t k = 0; k < n_lens; k++) {
+        PyObject *v = PyLong_FromSsize_t(lens[k]);
+        if (!v)
+            goto done;
+        PyList_SET_ITEM(lengths, k, v);
+    }
+    for (Py_ssize_t seg = 0; seg < n_seg; seg++) {
+        const uint32_t *h = split[0].ids + split[0].line_start[seg];
+        Py_ssize_t c = split[0].line_start[seg + 1] - split[0].line_start[seg];
+        PyObject *row = PyList_New(2 * max_order + 2);
+        if (!row)
+            goto done;
+        PyList_SET_ITEM(rows, seg, row);
+        for (int n = 1; n <= max_order; n++) {
+            int64_t matched = 0;
+            for (Py_ssize_t i = 0; i + n <= c; i++) {
+                uint64_t hv = SEED;
+                for (int t = 0; t < n; t++)
+                    hv = extend(hv, h[i + t]);
+                Py_ssize_t sl = (Py_ssize_t)(hv & (uint64_t)mask);
+                for (;;) {
+                    int32_t g = slots[sl];
+                    if (g < 0)
+                        break;
+                    PoolGram *x = &table[g];
+                    if (x->hash == hv && x->order == n && same_ids(x->key, h + i, n)) {
+                        if (x->last_hyp != seg) {
+                            x->last_hyp = seg;
+                            x->hyp = 0;
+                        }
+                        if (++x->hyp <= x->max)
+                            matched++;
+                        break;
+                    }
+                    sl = (sl + 1) & mask;
+                }
+            }
+            PyList_SET_ITEM(row, n - 1, PyLong_FromLongLong(matched));
+            PyList_SET_ITEM(row, max_order + n - 1, PyLong_FromSsize_t(c >= n ? c - n + 1 : 0));
+        }
+        /* the closest pooled length, ties to the shorter: the neighbours of c in the sorted
+         * lengths */
+        Py_ssize_t best = -1, lo = 0, hi = n_lens;
+        while (lo < hi) {
+            Py_ssize_t mid = (lo + hi) / 2;
+            if (sorted_lens[mid] < c)
+                lo = mid + 1;
+            else
+                hi = mid;
+        }
+        if (lo < n_lens)
+            best = sorted_lens[lo];
+        if (lo > 0 && (best < 0 || c - sorted_lens[lo - 1] <= best - c))
+            best = sorted_lens[lo - 1];
+        PyList_SET_ITEM(row, 2 * max_order, PyLong_FromSsize_t(c));
+        PyList_SET_ITEM(row, 2 * max_order + 1, PyLong_FromSsize_t(best < 0 ? 0 : best));
+        for (Py_ssize_t x = 0; x < 2 * max_order + 2; x++)
+            if (!PyList_GET_ITEM(row, x))
+                goto done;
+    }
+    result = Py_BuildValue("(OO)", rows, lengths);
+done:
+    Py_XDECREF(rows);
+    Py_XDECREF(lengths);
+    if (split)
+        for (Py_ssize_t f = 0; f < n_files; f++) {
+            PyMem_Free(split[f].line_start);
+            PyMem_Free(split[f].off);
+            PyMem_Free(split[f].len);
+            PyMem_Free(split[f].ids);
+        }
+    if (views)
+        for (Py_ssize_t f = 0; f < got; f++)
+            PyBuffer_Release(&views[f]);
+    PyMem_Free(views);
+    PyMem_Free(split);
+    vocab_free(&vocab);
+    PyMem_Free(table);
+    PyMem_Free(slots);
+    PyMem_Free(lens);
+    PyMem_Free(sorted_lens);
+    Py_DECREF(fast);
+    return result;
+}
+
 static PyMethodDef methods[] = {
     {"tokenize", tokenize, METH_VARARGS,
      "tokenize(data: bytes, mode: int) -> bytes: every line's tokens joined by spaces, each "
@@ -1302,6 +1536,10 @@ static PyMethodDef methods[] = {
      "intl(data: bytes, punctuation, symbols, numbers, rstrip: bool) -> bytes: every line's "
      "tokens under mteval-v14's international rules with the given classes (uint32 pairs of "
      "code points), joined by spaces, each line ended by LF."},
+    {"pooled", pooled, METH_VARARGS,
+     "pooled(chunks, n_seg, max_order, normalized=False) -> (rows, lengths): each hypothesis "
+     "against every reference segment of the corpus pooled: rows [m_1..m_N, l_1..l_N, "
+     "hyp_len, closest pooled length], and every reference segment's length."},
     {"counts", counts, METH_VARARGS,
      "counts(chunks, n_seg, max_order, per_segment, normalized=False) -> (matches, totals, "
      "hyp_len, ref_len, n_tokens, rows or None): exact BLEU statistics of line-aligned blocks "

@@ -83,12 +83,13 @@ class CorpusFiles:
         self._read = read
         self._lines: dict[tuple[str, str], list[str]] = {}
         self._blocks: dict[tuple[str, Key], tuple[bytes, bool]] = {}
+        self._same: dict[tuple[str, bytes], tuple[bytes, bool]] = {}
         self._lengths: dict[tuple[str, Key], list[int]] = {}
 
     def adopt(self, other: "CorpusFiles", path: str) -> None:
         """Take what ``other`` holds of ``path`` (its lines and token blocks)."""
         for store, mine in ((other._lines, self._lines), (other._blocks, self._blocks),
-                            (other._lengths, self._lengths)):
+                            (other._lengths, self._lengths), (other._same, self._same)):
             for key, value in store.items():
                 if key[0] == path:
                     mine[key] = value  # type: ignore[index]
@@ -133,7 +134,12 @@ class CorpusFiles:
         """
         k = (path, key)
         if k not in self._blocks:
-            self._blocks[k] = self._make_block(path, key)
+            block = self._make_block(path, key)
+            # rules that change nothing in this file (a chop of a file that ends with LF, a
+            # whitespace rule without the characters it is about) give the very same block:
+            # one object, so that its counts are made once (Statistics keys them by identity)
+            same = self._same.setdefault((path, block[0]), block)
+            self._blocks[k] = same
         return self._blocks[k]
 
     def _make_block(self, path: str, key: Key) -> tuple[bytes, bool]:
@@ -250,6 +256,7 @@ class Statistics:
         self.hyp_path, self.ref_paths, self.max_order = hyp_path, list(ref_paths), max_order
         self.files = files if files is not None else CorpusFiles()
         self._cache: dict[Key, tuple[Any, list[list[int]]]] = {}
+        self._counted: dict[tuple[int, ...], tuple[Any, list[list[int]]]] = {}
         self._ref_lengths: dict[Key, list[list[int]]] = {}
         self._pooled: dict[tuple[str, Any], tuple[list[list[int]], list[int]]] = {}
 
@@ -268,16 +275,29 @@ class Statistics:
         """
         key: Key = (tok, lowercase, whitespace, chop)
         if key not in self._cache:
-            from bleu_compat.stats import SufficientStats
-            from bleu_compat.stream import count_block
-
             blocks = self._blocks(key)
-            n = self.files.n_lines(self.hyp_path)
+            same = tuple(id(b) for b, _ in blocks)
+            if same not in self._counted:
+                self._counted[same] = self._count(blocks)
+            self._cache[key] = self._counted[same]
+        return self._cache[key]
+
+    def _count(self, blocks: list[tuple[bytes, bool]]) -> tuple[Any, list[list[int]]]:
+        """``score``'s count of token blocks, per segment (the C kernel's, splitting a
+        normalized block at its spaces; else :func:`bleu_compat.stream.count_block`'s)."""
+        from bleu_compat.stats import SufficientStats
+        from bleu_compat.stream import count_block
+        from bleu_compat.tokenizers.block import kernel
+
+        n = self.files.n_lines(self.hyp_path)
+        k = kernel()
+        if k is not None and all(normalized for _, normalized in blocks):
+            m, t, h, r, _, rows = k.counts([b for b, _ in blocks], n, self.max_order, True, True)
+        else:
             m, t, h, r, rows, _ = count_block([b for b, _ in blocks], n, str.split,
                                               tokenize="none", max_order=self.max_order,
                                               per_segment=True)
-            self._cache[key] = (SufficientStats(tuple(m), tuple(t), h, r), rows)
-        return self._cache[key]
+        return SufficientStats(tuple(m), tuple(t), h, r), rows
 
     def _blocks(self, key: Key) -> list[tuple[bytes, bool]]:
         from bleu_compat.decompose import UnreproducedError
@@ -307,8 +327,16 @@ class Statistics:
             import bisect
             from collections import Counter
 
+            from bleu_compat.tokenizers.block import kernel
+
             key: Key = (tok, lowercase, "python", "off")
-            self._blocks(key)
+            blocks = self._blocks(key)
+            k = kernel()
+            if k is not None:  # the C kernel's pooled(): the same rows, in C
+                rows_c, lengths_c = k.pooled([b for b, _ in blocks], self.files.n_lines(self.hyp_path),
+                                             self.max_order, all(norm for _, norm in blocks))
+                self._pooled[pkey] = (rows_c, lengths_c)
+                return self._pooled[pkey]
             n = self.max_order
             pool = [t for p in self.ref_paths for t in self.files.tokens(p, key)]
             best: list[dict[tuple[str, ...], int]] = [{} for _ in range(n)]

@@ -1079,6 +1079,7 @@ class _Run:
         dc = self.dc
         method, eps = cfg.card_smoothing
         model = lib.model_module()
+        evaluate = model.evaluate
         on_100 = lib.native.scale == "0-100"
         natives = []
         try:
@@ -1100,7 +1101,7 @@ class _Run:
                     natives.append(dc._own_smoothing_value(method, eps, request, lambda: ev.stats.last_segment(
                         state["tokenization"], state["case"], state["whitespace"], state["chop"])))
                     continue
-                out = lib.evaluate(SMOOTH_TOOL, "as_called", request, on, {})
+                out = evaluate(SMOOTH_TOOL, "as_called", request, on, {})
                 if "error" in out:
                     return str(out["error"])
                 if on_100:

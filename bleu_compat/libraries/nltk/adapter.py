@@ -116,7 +116,36 @@ def score_lines(cfg: Any, hyp_lines: Sequence[str], ref_lines: Sequence[Sequence
                                  smoothing_function=fn))
 
 
+def _nltk_data_dirs() -> list[str]:
+    """NLTK's default data folders (``nltk.data.path`` in a fresh process, NLTK 3.x: the
+    ``NLTK_DATA`` folders, ``~/nltk_data``, ``nltk_data`` under ``sys.prefix``, ``share`` and
+    ``lib``, then ``/usr/share``, ``/usr/local/share``, ``/usr/lib``, ``/usr/local/lib``;
+    ``%APPDATA%\\nltk_data`` and the drive roots on Windows)."""
+    import os
+    import sys
+
+    dirs = [d for d in os.environ.get("NLTK_DATA", "").split(os.pathsep) if d]
+    dirs.append(os.path.expanduser("~/nltk_data"))
+    dirs += [os.path.join(sys.prefix, *p) for p in (("nltk_data",), ("share", "nltk_data"),
+                                                    ("lib", "nltk_data"))]
+    if sys.platform.startswith("win"):
+        dirs += [os.path.join(os.environ.get("APPDATA", "C:\\"), "nltk_data"),
+                 r"C:\nltk_data", r"D:\nltk_data", r"E:\nltk_data"]
+    else:
+        dirs += ["/usr/share/nltk_data", "/usr/local/share/nltk_data", "/usr/lib/nltk_data",
+                 "/usr/local/lib/nltk_data"]
+    return dirs
+
+
 def _punkt_installed() -> bool:
+    """Whether NLTK finds its Punkt data. A look in NLTK's default data folders first
+    (without importing NLTK, which takes a fifth of a second): only where one of them holds
+    ``tokenizers/punkt_tab`` (or its ``.zip``) is NLTK asked."""
+    import os
+
+    if not any(os.path.exists(os.path.join(d, "tokenizers", name))
+               for d in _nltk_data_dirs() for name in (PUNKT, f"{PUNKT}.zip")):
+        return False
     import nltk
 
     try:
@@ -167,54 +196,71 @@ def tokenize_lines(name: str, lines: Sequence[str]) -> list[list[str]]:
 #: NLTK 3.10.4's ``TreebankWordTokenizer`` rules (``nltk/tokenize/treebank.py``, read, not
 #: imported), in its order, written for a block of lines: every class that could reach across
 #: a line end leaves LF out, ``^``/``$`` are per line (MULTILINE), so each line of the block
-#: gets the tokens the per-line rules give it. Compiled with ``regex``, the engine NLTK 3.10
-#: compiles them with (its ``redos`` module), but the contractions (``re``, as NLTK).
+#: gets the tokens the per-line rules give it. Each rule: (pattern, replacement, engine,
+#: literals). NLTK 3.10 compiles the rules with ``regex`` (its ``redos`` module) and the
+#: contractions with ``re``; a rule whose pattern holds no class that the two engines read
+#: differently (``\\d``, ``\\s``, ``\\b``, case folding) is run by the faster one. A rule is
+#: run only when the text holds one of its literals (every match holds one).
 _TREEBANK_BEFORE_PADDING = (
-    (r"(?m)^\"", r"``"),                           # a starting double quote: ``
-    (r"(``)", r" \1 "),
-    (r"([ \(\[{<])(\"|\'{2})", r"\1 `` "),           # an opening quote after a space or bracket
-    (r"([:,])([^\d\n])", r" \1 \2"),                # colon or comma before a non-digit
-    (r"(?m)([:,])$", r" \1 "),                      # ... or at the line's end
-    (r"\.\.\.", r" ... "),
-    (r"[;@#$%&]", r" \g<0> "),
-    (r'(?m)([^\.\n])(\.)([\]\)}>"\']*)[^\S\n]*$', r"\1 \2\3 "),  # the line's final period
-    (r"[?!]", r" \g<0> "),
-    (r"([^'\n])' ", r"\1 ' "),
-    (r"[\]\[\(\)\{\}\<\>]", r" \g<0> "),              # brackets
-    (r"--", r" -- "),
+    (r"(?m)^\"", r"``", "re", ('"',)),                   # a starting double quote: ``
+    (r"(``)", r" \1 ", "re", ("``",)),
+    (r"([ \(\[{<])(\"|\'{2})", r"\1 `` ", "re", ('"', "''")),  # an opening quote
+    (r"([:,])([^\d\n])", r" \1 \2", "regex", (":", ",")),   # colon or comma before a non-digit
+    (r"(?m)([:,])$", r" \1 ", "re", (":", ",")),          # ... or at the line's end
+    (r"\.\.\.", r" ... ", "re", ("...",)),
+    (r"[;@#$%&]", r" \g<0> ", "regex", tuple(";@#$%&")),
+    (r'(?m)([^\.\n])(\.)([\]\)}>"\']*)[^\S\n]*$', r"\1 \2\3 ", "regex", (".",)),  # final period
+    (r"[?!]", r" \g<0> ", "regex", ("?", "!")),
+    (r"([^'\n])' ", r"\1 ' ", "re", ("' ",)),
+    (r"[\]\[\(\)\{\}\<\>]", r" \g<0> ", "re", tuple("[](){}<>")),  # brackets
+    (r"--", r" -- ", "re", ("--",)),
 )
 _TREEBANK_AFTER_PADDING = (
-    (r"''", " '' "),
-    (r'"', " '' "),
-    (r"([^' ])('[sS]|'[mM]|'[dD]|') ", r"\1 \2 "),
-    (r"([^' ])('ll|'LL|'re|'RE|'ve|'VE|n't|N'T) ", r"\1 \2 "),
+    (r"''", " '' ", "re", ("''",)),
+    (r'"', " '' ", "regex", ('"',)),
+    (r"([^' ])('[sS]|'[mM]|'[dD]|') ", r"\1 \2 ", "re", ("' ",)),
+    # ([^' ])('ll|...) : the character before is never part of an earlier match (that
+    # ends with a space), so a lookbehind gives the same matches, faster
+    (r"(?<=[^' ])('ll|'LL|'re|'RE|'ve|'VE|n't|N'T) ", r" \1 ", "regex", ("'",)),
 )
 #: the MacIntyre contractions split in two (CONTRACTIONS2, CONTRACTIONS3), which NLTK
-#: compiles with ``re`` (whose ``\b`` sees a combining mark as a non-word character)
+#: compiles with ``re`` (whose ``\\b`` sees a combining mark as a non-word character); each
+#: runs only where ``re`` finds its two parts together, case-insensitively (as the rule reads)
 _TREEBANK_CONTRACTIONS = (
-    (r"(?i)\b(can)(not)\b", r" \1 \2 "),
-    (r"(?i)\b(d)('ye)\b", r" \1 \2 "),
-    (r"(?i)\b(gim)(me)\b", r" \1 \2 "),
-    (r"(?i)\b(gon)(na)\b", r" \1 \2 "),
-    (r"(?i)\b(got)(ta)\b", r" \1 \2 "),
-    (r"(?i)\b(lem)(me)\b", r" \1 \2 "),
-    (r"(?i)\b(more)('n)\b", r" \1 \2 "),
-    (r"(?i)\b(wan)(na)(?=\s)", r" \1 \2 "),
-    (r"(?i) ('t)(is)\b", r" \1 \2 "),
-    (r"(?i) ('t)(was)\b", r" \1 \2 "),
+    (r"(?i)\b(can)(not)\b", "cannot"),
+    (r"(?i)\b(d)('ye)\b", "d'ye"),
+    (r"(?i)\b(gim)(me)\b", "gimme"),
+    (r"(?i)\b(gon)(na)\b", "gonna"),
+    (r"(?i)\b(got)(ta)\b", "gotta"),
+    (r"(?i)\b(lem)(me)\b", "lemme"),
+    (r"(?i)\b(more)('n)\b", "more'n"),
+    (r"(?i)\b(wan)(na)(?=\s)", "wanna"),
+    (r"(?i) ('t)(is)\b", " 'tis"),
+    (r"(?i) ('t)(was)\b", " 'twas"),
 )
 
 
-def _treebank_rules() -> tuple[tuple[Any, str], ...]:
+#: the characters other than an ASCII letter's two cases that ``re`` with IGNORECASE matches
+#: with a letter of the contractions (a test finds them again over every code point): folded
+#: before a text is lowercased to look for the contractions
+_TREEBANK_FOLDS = str.maketrans({"\u0130": "i", "\u0131": "i", "\u017f": "s"})
+
+
+def _treebank_rules() -> tuple[Any, Any, Any]:
     global _TREEBANK
     if _TREEBANK is None:
-        import regex
-
         import re
 
-        _TREEBANK = (tuple((regex.compile(p), r) for p, r in _TREEBANK_BEFORE_PADDING),
-                     tuple((regex.compile(p), r) for p, r in _TREEBANK_AFTER_PADDING)
-                     + tuple((re.compile(p), r) for p, r in _TREEBANK_CONTRACTIONS))
+        import regex
+
+        engines = {"re": re, "regex": regex}
+
+        def compiled(rules: Any) -> tuple[Any, ...]:
+            return tuple((engines[e].compile(p), r, lits) for p, r, e, lits in rules)
+
+        contractions = tuple((re.compile(p), word) for p, word in _TREEBANK_CONTRACTIONS)
+        _TREEBANK = (compiled(_TREEBANK_BEFORE_PADDING), compiled(_TREEBANK_AFTER_PADDING),
+                     contractions)
     return _TREEBANK
 
 
@@ -237,15 +283,21 @@ def tokenize_block(name: str, data: bytes) -> bytes:
         if lines and lines[-1] == "":
             lines.pop()
         return "".join(" ".join(t) + "\n" for t in tokenize_lines(name, lines)).encode("utf-8")
-    before, after = _treebank_rules()
+    before, after, contractions = _treebank_rules()
     text = data.decode("utf-8")
     if text.endswith("\n"):
         text = text[:-1]
-    for pattern, replacement in before:
-        text = pattern.sub(replacement, text)
+    for pattern, replacement, literals in before:
+        if any(lit in text for lit in literals):
+            text = pattern.sub(replacement, text)
     text = " " + text.replace("\n", " \n ") + " "
-    for pattern, replacement in after:
-        text = pattern.sub(replacement, text)
+    for pattern, replacement, literals in after:
+        if any(lit in text for lit in literals):
+            text = pattern.sub(replacement, text)
+    folded = text.translate(_TREEBANK_FOLDS).lower()
+    for pattern, word in contractions:
+        if word in folded:
+            text = pattern.sub(r" \1 \2 ", text)
     return "".join(" ".join(line.split()) + "\n" for line in text.split("\n")).encode("utf-8")
 
 
