@@ -595,10 +595,21 @@ class StatisticsKind:
     needs_lengths: bool = False
 
 
+def _hyp_lengths(counted: Counted) -> Sequence[int]:
+    """Each segment's hypothesis length: its row's ``hyp_len`` (rows that carry them as
+    ``hyp_lengths``, as identify's views of a lower max order do, need not be cut)."""
+    known = getattr(counted.rows, "hyp_lengths", None)
+    if known is not None:
+        return known  # type: ignore[no-any-return]
+    n = counted.max_order
+    return [row[2 * n] for row in counted.rows]
+
+
 def _floor_totals(stats: Stats, counted: Counted) -> Stats:
     # each segment's order-k total is at least 1: a hypothesis shorter than k tokens adds 1
     n = counted.max_order
-    extra = [sum(1 for row in counted.rows if row[2 * n] < order) for order in range(1, n + 1)]
+    short = [c for c in _hyp_lengths(counted) if c < n]
+    extra = [sum(1 for c in short if c < order) for order in range(1, n + 1)]
     return dict(stats, totals=[t + x for t, x in zip(stats["totals"], extra)])
 
 
@@ -609,9 +620,8 @@ def _first_closest(c: int, lengths: list[int]) -> int:
 
 def _first_reference_ties(stats: Stats, counted: Counted) -> Stats:
     # the first listed of the references closest in length (the card: the shorter)
-    n = counted.max_order
-    r = sum(_first_closest(row[2 * n], lengths)
-            for row, lengths in zip(counted.rows, counted.ref_lengths()))
+    r = sum(_first_closest(c, lengths)
+            for c, lengths in zip(_hyp_lengths(counted), counted.ref_lengths()))
     return dict(stats, reference_length=r)
 
 

@@ -419,9 +419,12 @@ class _LazyRows(Sequence):  # type: ignore[type-arg]
     """Rows cut to a lower max order, cut when first read (most configurations read only the
     corpus statistics, never the rows)."""
 
-    def __init__(self, rows: list[list[int]], cut: Callable[[Sequence[int]], list[int]]) -> None:
+    def __init__(self, rows: list[list[int]], cut: Callable[[Sequence[int]], list[int]],
+                 hyp_lengths: list[int]) -> None:
         self._rows, self._cutter = rows, cut
         self._done: list[list[int]] | None = None
+        #: each row's hyp_len, read without cutting (the statistics changes read only those)
+        self.hyp_lengths = hyp_lengths
 
     def _all(self) -> list[list[int]]:
         if self._done is None:
@@ -461,7 +464,11 @@ class _Orders:
                 cut = SimpleNamespace(matches=list(total.matches[:self.n]),
                                       totals=list(total.totals[:self.n]),
                                       hyp_len=total.hyp_len, ref_len=total.ref_len)
-                self._cache[key] = (cut, _LazyRows(rows, self._cut))
+                lengths = self.stats.__dict__.setdefault("_hyp_lengths", {})
+                if key not in lengths:
+                    top = 2 * self.stats.max_order
+                    lengths[key] = [r[top] for r in rows]
+                self._cache[key] = (cut, _LazyRows(rows, self._cut, lengths[key]))
         return self._cache[key]
 
     def pooled(self, tok: str, lowercase: bool) -> Any:

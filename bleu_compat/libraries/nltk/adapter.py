@@ -243,7 +243,7 @@ _TREEBANK_CONTRACTIONS = (
 #: the characters other than an ASCII letter's two cases that ``re`` with IGNORECASE matches
 #: with a letter of the contractions (a test finds them again over every code point): folded
 #: before a text is lowercased to look for the contractions
-_TREEBANK_FOLDS = str.maketrans({"\u0130": "i", "\u0131": "i", "\u017f": "s"})
+_TREEBANK_FOLDS = (("\u0130", "i"), ("\u0131", "i"), ("\u017f", "s"))
 
 
 def _treebank_rules() -> tuple[Any, Any, Any]:
@@ -294,7 +294,11 @@ def tokenize_block(name: str, data: bytes) -> bytes:
     for pattern, replacement, literals in after:
         if any(lit in text for lit in literals):
             text = pattern.sub(replacement, text)
-    folded = text.translate(_TREEBANK_FOLDS).lower()
+    folded = text
+    for character, letter in _TREEBANK_FOLDS:
+        if character in folded:
+            folded = folded.replace(character, letter)
+    folded = folded.lower()
     for pattern, word in contractions:
         if word in folded:
             text = pattern.sub(r" \1 \2 ", text)
