@@ -178,6 +178,13 @@ class CorpusFiles:
 
             return tokenize_block(data, tok), True
         adapter = _owner(tok).adapter_module()
+        commutes = getattr(adapter, "lowercase_commutes", None)
+        if case is True and whitespace == "python" and chop == "off" and commutes is not None \
+                and commutes(tok, "".join(line + "\n" for line in lines)):
+            # the tokenizer's tokens of the lowercased text are its tokens lowercased here
+            mixed, normalized = self.block(path, (tok, False, whitespace, chop))
+            return mixed.decode("utf-8", "surrogateescape").lower().encode(
+                "utf-8", "surrogateescape"), normalized
         if hasattr(adapter, "tokenize_block"):
             try:
                 return adapter.tokenize_block(tok, data), False

@@ -41,7 +41,7 @@ from bleu_compat.libraries import AdapterResult, NotRepresentable, dispatch
 from bleu_compat.rounding import to_fixed
 
 __all__ = ["run", "score_lines", "nltk_final_score", "skips_zero_precisions", "configure",
-           "tokenize_lines", "tokenize_block", "TOKENIZERS"]
+           "tokenize_lines", "tokenize_block", "lowercase_commutes", "TOKENIZERS"]
 
 #: NLTK's own tokenizers a configuration may name (``tok=``), run by NLTK itself:
 #: ``treebank`` is ``TreebankWordTokenizer().tokenize`` (rules only, no data);
@@ -265,6 +265,42 @@ def _treebank_rules() -> tuple[Any, Any, Any]:
 
 
 _TREEBANK: Any = None
+
+
+#: the rules' classes that lowercasing must not move a character in or out of, per engine
+_TREEBANK_CLASSES = (("regex", r"\d"), ("regex", r"\s"), ("re", r"\w"), ("re", r"\s"))
+#: every apostrophe form the case-sensitive rule could meet after lowercasing
+_TREEBANK_CASED = r"'(?:[lL][lL]|[rR][eE]|[vV][eE])|[nN]'[tT]"
+_TREEBANK_EXACT = frozenset({"'ll", "'LL", "'re", "'RE", "'ve", "'VE", "n't", "N'T"})
+
+
+def lowercase_commutes(name: str, text: str) -> bool:
+    """Whether ``name``'s tokens of ``text.lower()`` are the lowercased tokens of ``text``
+    (so the lowercased configurations can lowercase the tokens instead of tokenizing again).
+
+    ``treebank``: yes when lowercasing changes no match of any rule: ``text`` holds no Σ
+    (whose lowercase depends on its neighbours), every character that lowercasing changes
+    becomes one character in the same classes the rules test (``regex``'s ``\\d`` and
+    ``\\s``, ``re``'s ``\\w`` and ``\\s``) and no ASCII punctuation, and no apostrophe form
+    of the one case-sensitive rule is in mixed case (``'Ll``, ``N't``: lowercased, the rule
+    would split them). The rules insert only spaces and quotes. Else (and for other
+    tokenizers) False.
+    """
+    if name != "treebank" or "\u03a3" in text:
+        return False
+    import re
+
+    import regex
+
+    engines = {"re": re, "regex": regex}
+    classes = [engines[e].compile(c) for e, c in _TREEBANK_CLASSES]
+    for ch in {ch for ch in set(text) if ch.lower() != ch}:
+        low = ch.lower()
+        if len(low) != 1 or (low.isascii() and not low.isalnum()):
+            return False
+        if any(bool(c.fullmatch(ch)) != bool(c.fullmatch(low)) for c in classes):
+            return False
+    return all(m.group(0) in _TREEBANK_EXACT for m in re.finditer(_TREEBANK_CASED, text))
 
 
 def tokenize_block(name: str, data: bytes) -> bytes:
