@@ -149,13 +149,14 @@ class CorpusFiles:
         if case not in CASES or whitespace not in WHITESPACES or chop not in CHOPS:
             raise RulesError(f"unknown text rules {case!r}, {whitespace!r}, {chop!r}")
         lines = self.lines(path, chop)
-        text = "".join(line + "\n" for line in lines)
+        text = "\n".join(lines) + "\n" if lines else ""
         ph = placeholders(whitespace)
         if ph and any(mark in text for mark in ph.values()):
             marks = set(ph.values())
             k = next(k for k, line in enumerate(lines, 1) if not marks.isdisjoint(line))
             raise RulesError(f"{path} line {k} holds a private-use character U+F00xx "
                              "that the decomposition uses to mark whitespace")
+        raw = text
         if case is True:
             text = text.lower()
         elif case == "perl":  # each character's own lowercase: no final sigma
@@ -180,7 +181,7 @@ class CorpusFiles:
         adapter = _owner(tok).adapter_module()
         commutes = getattr(adapter, "lowercase_commutes", None)
         if case is True and whitespace == "python" and chop == "off" and commutes is not None \
-                and commutes(tok, "".join(line + "\n" for line in lines)):
+                and commutes(tok, raw):
             # the tokenizer's tokens of the lowercased text are its tokens lowercased here
             mixed, normalized = self.block(path, (tok, False, whitespace, chop))
             return mixed.decode("utf-8", "surrogateescape").lower().encode(

@@ -618,12 +618,19 @@ def _tokenizer_releases(lib: Any, tok: str, releases: tuple[str, ...]) -> tuple[
 
 @dataclass(frozen=True)
 class _Point:
-    """One configuration of the grid: its releases' groups, each evaluated once."""
+    """One configuration of the grid: its releases' groups, each evaluated once (its model
+    module and card smoothing looked up once)."""
 
     lib: Any
     cfg: Any
     differences: int
     groups: tuple[tuple[tuple[str, ...], frozenset[str], frozenset[str]], ...]
+    model: Any = None
+    smoothing: tuple[str, Any] = ("", None)
+
+
+def _point(lib: Any, cfg: Any, differences: int, groups: Any) -> _Point:
+    return _Point(lib, cfg, differences, tuple(groups), lib.model_module(), cfg.card_smoothing)
 
 
 @dataclass(frozen=True)
@@ -692,7 +699,7 @@ def _grid() -> _Grid:
                     releases = _tokenizer_releases(lib, cfg.tokenize, releases)
                     if releases or not lib.verified:
                         gs.append((releases, on, kinds))
-                means.append(_Point(lib, cfg, _differences(cfg, b), tuple(gs)))
+                means.append(_point(lib, cfg, _differences(cfg, b), gs))
         grid: dict[str, Any] = {}
         for builtin in builtins:
             for cfg in _candidates(lib, builtin, toks):
@@ -721,7 +728,7 @@ def _grid() -> _Grid:
                         releases = (lib.reference_release,)
                     gs.append((releases, on, kinds))
                 if gs:
-                    points.append(_Point(lib, c, _differences(c, closest), tuple(gs)))
+                    points.append(_point(lib, c, _differences(c, closest), gs))
     _GRID = _Grid(tuple(points), tuple(means), tuple(not_searched), corpus,
                   {lib.name: k for k, lib in enumerate(libs)})
     return _GRID
@@ -936,6 +943,23 @@ def restricted(s: Search, references: Sequence[str]) -> Search:
                   tuple(x for x in s.subsets if x <= want))
 
 
+_STATES: dict[tuple[int, frozenset[str]], dict[str, Any]] = {}
+
+
+def _state(point: _Point, kinds: frozenset[str]) -> dict[str, Any]:
+    """The decomposition's end state of ``point``'s configuration with the statistics changes
+    ``kinds`` (made once per process; read only)."""
+    key = (id(point), kinds)
+    if key not in _STATES:
+        from bleu_compat import decompose as dc
+
+        state = dc._end_state(point.cfg)
+        for name in dc._statistics():
+            state[name] = name in kinds and state[name]
+        _STATES[key] = state
+    return _STATES[key]
+
+
 def _holds(lines: Sequence[str], ranges: Sequence[tuple[int, int]]) -> bool:
     pattern = re.compile("[" + "".join(f"{re.escape(chr(a))}-{re.escape(chr(b))}"
                                        for a, b in ranges) + "]")
@@ -979,6 +1003,7 @@ class _Run:
         self.searched = 0
         self._seen: set[tuple[Any, ...]] = set()
         self._facts: dict[str, Any] = {}
+        self._sums: dict[tuple[int, int], tuple[Any, dict[str, Any]]] = {}
         self._bad: dict[tuple[Any, ...], str] = {}
 
     def _key(self, cfg: Any) -> tuple[Any, ...]:
@@ -1026,15 +1051,13 @@ class _Run:
     def _evaluate(self, point: _Point, ev: Any, releases: tuple[str, ...], on: frozenset[str],
                   kinds: frozenset[str]) -> None:
         dc, lib, cfg = self.dc, point.lib, point.cfg
-        state = dc._end_state(cfg)
-        for name in dc._statistics():
-            state[name] = name in kinds and state[name]
+        state = _state(point, kinds)
         try:
             rows = ev.pooled_statistics(state) if state[dc.POOLED] else [ev.statistics(state)]
         except dc.UnreproducedError:
             return
         corpus_on = self.grid.corpus_entries.get(lib.name, {})
-        outcome = getattr(lib.model_module(), "corpus_outcome", None)
+        outcome = getattr(point.model, "corpus_outcome", None)
         # what each release does beyond the arithmetic (its corpus entries): raise, or its own
         # number; a pooled mean's facts are its hypotheses' statistics summed
         by: dict[Any, list[str]] = {}
@@ -1042,12 +1065,8 @@ class _Run:
             by[None] = list(releases or ("",))
         else:
             n = cfg.max_order
-            facts = dict(self.facts(), max_order=n, smoothing=cfg.card_smoothing[0],
-                         effective_order=cfg.effective_order,
-                         matches=[sum(s["matches"][k] for s in rows) for k in range(n)],
-                         totals=[sum(s["totals"][k] for s in rows) for k in range(n)],
-                         candidate_length=sum(s["candidate_length"] for s in rows),
-                         reference_length=sum(s["reference_length"] for s in rows))
+            facts = dict(self._summed(rows, n), max_order=n, smoothing=point.smoothing[0],
+                         effective_order=cfg.effective_order)
             for release in (releases or ("",)):
                 by.setdefault(outcome(facts, corpus_on.get(release, frozenset())), []).append(release)
         arithmetic: tuple[float, float] | str | None = None
@@ -1055,7 +1074,7 @@ class _Run:
             rels_t = tuple(r for r in rels if r)
             if isinstance(result, str):
                 if arithmetic is None:
-                    arithmetic = self._arithmetic(lib, cfg, rows, on, state, ev)
+                    arithmetic = self._arithmetic(point, rows, on, state, ev)
                 would = None if isinstance(arithmetic, str) else self._match(
                     point, rels_t, arithmetic[0])
                 self._refuse(lib, rels_t, result, cfg, would)
@@ -1064,7 +1083,7 @@ class _Run:
                 native = result
             else:
                 if arithmetic is None:
-                    arithmetic = self._arithmetic(lib, cfg, rows, on, state, ev)
+                    arithmetic = self._arithmetic(point, rows, on, state, ev)
                 if isinstance(arithmetic, str):
                     self._refuse(lib, rels_t, arithmetic, cfg)
                     continue
@@ -1074,18 +1093,36 @@ class _Run:
                 continue
             self.values.append(self._match(point, rels_t, native))
 
+    def _summed(self, rows: list[Any], n: int) -> dict[str, Any]:
+        """The facts of statistics ``rows`` (one: a corpus; several: a pooled mean's
+        hypotheses, summed), with the run's (made once per list of rows)."""
+        key = (id(rows), n)
+        if key not in self._sums:
+            if len(rows) == 1:
+                s = rows[0]
+                sums = {"matches": list(s["matches"]), "totals": list(s["totals"]),
+                        "candidate_length": s["candidate_length"],
+                        "reference_length": s["reference_length"]}
+            else:
+                sums = {"matches": [sum(s["matches"][k] for s in rows) for k in range(n)],
+                        "totals": [sum(s["totals"][k] for s in rows) for k in range(n)],
+                        "candidate_length": sum(s["candidate_length"] for s in rows),
+                        "reference_length": sum(s["reference_length"] for s in rows)}
+            self._sums[key] = (rows, dict(self.facts(), **sums))  # rows kept: ids stay unique
+        return self._sums[key][1]
+
     def _match(self, point: _Point, releases: tuple[str, ...], native: float) -> Match:
         bleu, points = self.dc.scaled(point.lib, native)
         return Match(point.lib.display_name, releases, point.cfg, bleu, point.differences, native,
                      point.lib.native.scale, points, self.refs)
 
-    def _arithmetic(self, lib: Any, cfg: Any, rows: list[Any], on: frozenset[str],
+    def _arithmetic(self, point: _Point, rows: list[Any], on: frozenset[str],
                     state: dict[str, Any], ev: Any) -> tuple[float, float] | str:
         """``(native, 0-1)`` of the configuration from its statistics in its dialect model, or
         what the model says the library raises."""
-        dc = self.dc
-        method, eps = cfg.card_smoothing
-        model = lib.model_module()
+        dc, lib, cfg = self.dc, point.lib, point.cfg
+        method, eps = point.smoothing
+        model = point.model
         evaluate = model.evaluate
         on_100 = lib.native.scale == "0-100"
         natives = []
@@ -1141,11 +1178,11 @@ class _Run:
             lib, cfg = point.lib, point.cfg
             if not self._announce(cfg):
                 continue
-            points = lib.model_module().points
-            sharing = getattr(lib.model_module(), "points_key", None)
-            outcome = getattr(lib.model_module(), "corpus_outcome", None)
+            points = point.model.points
+            sharing = getattr(point.model, "points_key", None)
+            outcome = getattr(point.model, "corpus_outcome", None)
             corpus_on = self.grid.corpus_entries.get(lib.name, {})
-            method, eps = cfg.card_smoothing
+            method, eps = point.smoothing
             n = cfg.max_order
             total, rows = self.views[n].get(cfg.stats_tokenize, cfg.lowercase, cfg.whitespace, cfg.chop)
             facts = dict(self.facts(), matches=list(total.matches), totals=list(total.totals),
