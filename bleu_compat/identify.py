@@ -1183,13 +1183,18 @@ class _Run:
         """The sentence-mean configurations (:data:`_Grid.means`): each segment's statistics
         scored by the model's ``points`` (its own 0-100 score), averaged in segment order as
         the implementation's users do (``sum(scores) / len(scores)``)."""
-        memo: dict[tuple[Any, ...], float | None] = {}
+        memo: dict[Any, Any] = {}
+        parts: dict[tuple[Any, ...], list[tuple[Any, Any, int, int]]] = {}
+        ids: dict[tuple[Any, ...], list[int]] = {}
         for point in self.grid.means:
             lib, cfg = point.lib, point.cfg
             if not self._announce(cfg):
                 continue
             points = point.model.points
-            sharing = getattr(point.model, "points_key", None)
+            row_key = getattr(point.model, "points_row_key", None)
+            on_key = getattr(point.model, "points_on_key", None)
+            if row_key is None or on_key is None:
+                row_key = on_key = None
             outcome = getattr(point.model, "corpus_outcome", None)
             corpus_on = self.grid.corpus_entries.get(lib.name, {})
             method, eps = point.smoothing
@@ -1211,20 +1216,38 @@ class _Run:
                     self._refuse(lib, tuple(r for r in rels if r), what, cfg)
                 if not scored or not rows:
                     continue
+                skey = (cfg.stats_tokenize, cfg.lowercase, cfg.whitespace, cfg.chop, n)
+                if skey not in parts:  # each segment's statistics, cut once for every mean
+                    parts[skey] = [(row[:n], row[n:2 * n], row[2 * n], row[2 * n + 1])
+                                   for row in rows]
+                request: dict[str, Any] = {"smoothing": method,
+                                           "effective_order": cfg.effective_order}
+                if method == "method1" and cfg.smooth_value is not None:
+                    request["epsilon"] = eps
+                # the model says which segments score alike whatever the effective order and
+                # the release (points_row_key, points_on_key): each such segment's statistics
+                # get one id, and each id one call per dialect
+                rkey = (skey, method, eps, cfg.smooth_value is not None)
+                if rkey not in ids:
+                    own, uniq = [], {}
+                    for m, t, c, r in parts[skey]:
+                        request["matches"], request["totals"] = m, t
+                        request["candidate_length"], request["reference_length"] = c, r
+                        found = row_key(request) if row_key else None
+                        own.append(-1 if found is None else uniq.setdefault(found, len(uniq)))
+                    ids[rkey] = own
+                shared = memo.setdefault(
+                    (lib.name, rkey, on_key(request, on) if on_key else on), {})
                 scores: list[float] = []
-                for row in rows:
-                    request = {"matches": row[:n], "totals": row[n:2 * n],
-                               "candidate_length": row[2 * n], "reference_length": row[2 * n + 1],
-                               "smoothing": method, "effective_order": cfg.effective_order}
-                    if method == "method1" and cfg.smooth_value is not None:
-                        request["epsilon"] = eps
-                    # requests the model says score alike share one call (its points_key)
-                    key = sharing(request, on) if sharing else None
-                    if key is None:
-                        key = (tuple(row), method, eps, cfg.effective_order, on)
-                    if key not in memo:
-                        memo[key] = points(request, on)
-                    score = memo[key]
+                for k, (m, t, c, r) in enumerate(parts[skey]):
+                    uid = ids[rkey][k]
+                    score = shared.get(uid, memo) if uid >= 0 else memo
+                    if score is memo:
+                        request["matches"], request["totals"] = m, t
+                        request["candidate_length"], request["reference_length"] = c, r
+                        score = points(dict(request), on)
+                        if uid >= 0:
+                            shared[uid] = score
                     if score is None:
                         break
                     scores.append(score)

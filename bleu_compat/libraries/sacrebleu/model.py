@@ -55,7 +55,7 @@ from bleu_compat.harness.dialect import (
 )
 from bleu_compat.harness.truth import closest_length, segment_truth_stats, to_fixed
 
-__all__ = ["corpus_outcome", "own_points", "points_key", "points", "evaluate", "own_smoothing"]
+__all__ = ["corpus_outcome", "own_points", "points_key", "points_row_key", "points_on_key", "points", "evaluate", "own_smoothing"]
 
 Request = dict[str, Any]
 
@@ -299,27 +299,41 @@ def own_points(method: str, value: Any, request: Request) -> float:
     return _own_score(method, value, request)
 
 
-def points_key(request: Request, on: frozenset[str]) -> tuple[Any, ...] | None:
-    """A key shared by requests whose :func:`points` are equal in the dialects ``on``, or None.
+def points_row_key(request: Request) -> tuple[Any, ...] | None:
+    """What of ``request`` decides its :func:`points`, whatever its effective order and the
+    dialect (with :func:`points_on_key`), or None when more does.
 
     A request with a match at some order, every total positive and a non-empty hypothesis
     meets none of the cases the entries are about but the float order and 1.4's floor value:
     no early return (a match exists), no stop at a zero total, every order used with or
     without the effective order, no zero-length brevity penalty. Its score is then
-    ``compute_bleu``'s arithmetic on its counts, lengths and smoothing (with the floor's value
-    1.4 takes, ``SACREBLEU-FLOOR-DEFAULT-ZERO``), in the card's or sacreBLEU's float order
-    (``SACREBLEU-FLOAT-ORDER-SMOOTHING``). ``identify`` averages sentence scores with one
-    call per key (a test compares every key's sharers with their own calls).
+    ``compute_bleu``'s arithmetic on its counts, lengths and smoothing method (and
+    ``floor``'s value), in the card's or sacreBLEU's float order. ``identify`` averages
+    sentence scores with one call per key (a test compares every key's sharers).
     """
     matches, totals = request["matches"], request["totals"]
     if request["candidate_length"] <= 0 or not any(matches) or not all(totals):
         return None
     method = request["smoothing"]
-    epsilon = None
-    if method == "method1":
-        epsilon = request.get("epsilon", 0.0 if FLOOR_DEFAULT_ZERO in on else 0.1)
     return ("has-match", tuple(matches), tuple(totals), request["candidate_length"],
-            request["reference_length"], method, epsilon, FLOAT_SMOOTHING in on)
+            request["reference_length"], method,
+            request.get("epsilon") if method == "method1" else None)
+
+
+def points_on_key(request: Request, on: frozenset[str]) -> tuple[Any, ...]:
+    """What of the entries ``on`` decides :func:`points` of a request with a
+    :func:`points_row_key`: the float order, and for ``floor`` without a value the value
+    1.4 takes (``SACREBLEU-FLOOR-DEFAULT-ZERO``). Reads only ``smoothing`` and whether an
+    ``epsilon`` is given."""
+    floor_default = request["smoothing"] == "method1" and "epsilon" not in request
+    return (FLOAT_SMOOTHING in on, floor_default and FLOOR_DEFAULT_ZERO in on)
+
+
+def points_key(request: Request, on: frozenset[str]) -> tuple[Any, ...] | None:
+    """A key shared by requests whose :func:`points` are equal in the dialects ``on``, or
+    None: ``(points_row_key, points_on_key)``."""
+    row = points_row_key(request)
+    return None if row is None else (row, points_on_key(request, on))
 
 
 def _smoothing(mode: str, request: Request, on: frozenset[str], cache: dict[Any, Any]) -> dict[str, Any]:
