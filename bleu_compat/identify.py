@@ -1186,6 +1186,7 @@ class _Run:
         memo: dict[Any, Any] = {}
         parts: dict[tuple[Any, ...], list[tuple[Any, Any, int, int]]] = {}
         ids: dict[tuple[Any, ...], list[int]] = {}
+        uniq: dict[Any, int] = {}
         for point in self.grid.means:
             lib, cfg = point.lib, point.cfg
             if not self._announce(cfg):
@@ -1227,27 +1228,33 @@ class _Run:
                 # the model says which segments score alike whatever the effective order and
                 # the release (points_row_key, points_on_key): each such segment's statistics
                 # get one id, and each id one call per dialect
-                rkey = (skey, method, eps, cfg.smooth_value is not None)
+                rkey = (lib.name, skey, method, eps, cfg.smooth_value is not None)
                 if rkey not in ids:
-                    own, uniq = [], {}
+                    own = []
                     for m, t, c, r in parts[skey]:
                         request["matches"], request["totals"] = m, t
                         request["candidate_length"], request["reference_length"] = c, r
                         found = row_key(request) if row_key else None
                         own.append(-1 if found is None else uniq.setdefault(found, len(uniq)))
                     ids[rkey] = own
-                shared = memo.setdefault(
-                    (lib.name, rkey, on_key(request, on) if on_key else on), {})
+                shared = memo.setdefault((lib.name, on_key(request, on) if on_key else on), {})
+                others = memo.setdefault((lib.name, method, eps, cfg.effective_order, on), {})
                 scores: list[float] = []
                 for k, (m, t, c, r) in enumerate(parts[skey]):
                     uid = ids[rkey][k]
-                    score = shared.get(uid, memo) if uid >= 0 else memo
+                    if uid >= 0:
+                        score = shared.get(uid, memo)
+                    else:  # the model shares nothing: equal statistics still score alike
+                        alike = (tuple(m), tuple(t), c, r)
+                        score = others.get(alike, memo)
                     if score is memo:
                         request["matches"], request["totals"] = m, t
                         request["candidate_length"], request["reference_length"] = c, r
                         score = points(dict(request), on)
                         if uid >= 0:
                             shared[uid] = score
+                        else:
+                            others[alike] = score
                     if score is None:
                         break
                     scores.append(score)
