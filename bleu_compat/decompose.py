@@ -609,6 +609,8 @@ def _floor_totals(stats: Stats, counted: Counted) -> Stats:
     # each segment's order-k total is at least 1: a hypothesis shorter than k tokens adds 1
     n = counted.max_order
     short = [c for c in _hyp_lengths(counted) if c < n]
+    if not short:  # no hypothesis shorter than an order: no total changes
+        return stats
     extra = [sum(1 for c in short if c < order) for order in range(1, n + 1)]
     return dict(stats, totals=[t + x for t, x in zip(stats["totals"], extra)])
 

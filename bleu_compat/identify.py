@@ -902,8 +902,8 @@ class Searcher:
                     adapter.tokenize_lines(tok, ["a b."])
         except Exception as exc:  # noqa: BLE001 - a tokenizer that cannot run here
             text = str(exc).splitlines()[0][:160] if str(exc) else ""
-            who = "" if _ours(tok) else f" ({_owner(tok).display_name}'s own tokenizer)"
-            why = f"it does not run here{who} ({type(exc).__name__}{': ' + text if text else ''})"
+            who = "" if _ours(tok) else f"{_owner(tok).display_name}'s own tokenizer, "
+            why = f"{who}it does not run here ({type(exc).__name__}{': ' + text if text else ''})"
         self._usable[tok] = why
         return why
 
