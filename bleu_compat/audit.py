@@ -3,8 +3,9 @@
 A reviewer has a paper's table; WMT publishes ``automatic-scores.tsv`` with hundreds of
 rows. :func:`read_table` reads a TSV or CSV whose header names at least ``score``,
 ``hypothesis`` and ``references`` (reference paths separated by ``;``, or by spaces when
-there is no ``;``; relative to the table's folder), optionally ``label`` and ``scale``
-(``0-1``/``0-100``), one row at a time; :func:`check_table` checks every row before
+there is no ``;``; relative to the table's folder), optionally ``label``, ``scale``
+(``0-1``/``0-100``) and ``pair`` (``SRC-TRG``: the Moses tokenizations of the target
+language are searched too, as ``identify -l``), one row at a time; :func:`check_table` checks every row before
 anything is computed (the score, each file under the reading rules, the line counts);
 :func:`audit` gives, row by row in the table's order, the configurations whose number is
 the row's score (:mod:`bleu_compat.identify`, most common first) or "none" with the
@@ -38,8 +39,8 @@ __all__ = ["TableError", "AuditRow", "read_table", "check_table", "audit", "row_
 
 #: the columns a table must have (case and surrounding spaces aside)
 REQUIRED = ("score", "hypothesis", "references")
-#: the optional ones
-OPTIONAL = ("label", "scale")
+#: the optional ones (``pair``: SRC-TRG, its target language for the Moses tokenizations)
+OPTIONAL = ("label", "scale", "pair")
 #: configurations listed per row (every one is counted)
 TOP = 10
 #: closest numbers listed for a row no configuration reproduces
@@ -67,6 +68,7 @@ class AuditRow:
         hypothesis: the system output's path (relative paths resolved against the table's
             folder); references: the references' paths, in the cell's order.
         scale: ``"0-1"``, ``"0-100"`` or None (decided by the score).
+        language: the ``pair`` cell's target language (``en-de``: ``de``), or None.
     """
 
     number: int
@@ -76,6 +78,7 @@ class AuditRow:
     hypothesis: str
     references: tuple[str, ...]
     scale: str | None = None
+    language: str | None = None
 
     def where(self, column: str | None = None) -> str:
         """``"row 7 (line 8)"``, with ``", column references"``."""
@@ -169,9 +172,17 @@ def read_table(path: str) -> Iterator[AuditRow]:
             parts = [p for p in parts if p]
             if not parts:
                 raise TableError(f"{path}: {row.where('references')}: no reference file")
+            pair = cell("pair")
+            language = None
+            if pair:
+                halves = pair.split("-")
+                if len(halves) != 2 or not all(halves):
+                    raise TableError(f"{path}: {row.where('pair')}: {pair!r} is not SRC-TRG "
+                                     "(e.g. en-de)")
+                language = halves[1]
             resolve = (lambda p: p if os.path.isabs(p) else os.path.join(folder, p))
             yield AuditRow(number, line, cell("label"), cell("score"), resolve(hyp),
-                           tuple(resolve(p) for p in parts), scale)
+                           tuple(resolve(p) for p in parts), scale, language)
 
 
 def _why(exc: BaseException) -> str:
@@ -207,13 +218,24 @@ def check_table(path: str, *, exact: bool | None = None,
                     lines[p] = str(exc)
         return lines[p]
 
+    from bleu_compat.identify import moses_tokenizers
+
     n = 0
+    languages: dict[str, str | None] = {}
     for row in read_table(path):
         n = row.number
         try:
             parse_score(row.score, row.scale, exact=exact)
         except ValueError as exc:
             raise TableError(f"{path}: {row.where('score')}: {exc}") from None
+        if row.language is not None and row.language not in languages:
+            try:
+                moses_tokenizers(row.language)
+                languages[row.language] = None
+            except ValueError as exc:
+                languages[row.language] = str(exc)
+        if row.language is not None and languages[row.language]:
+            raise TableError(f"{path}: {row.where('pair')}: {languages[row.language]}")
         hyp = count(row.hypothesis)
         if isinstance(hyp, str):
             raise TableError(f"{path}: {row.where('hypothesis')}: {hyp}")
@@ -250,15 +272,16 @@ class _Searches:
 
         from bleu_compat.identify import parse_score
 
-        for s in self._last:
-            if s.system == row.hypothesis and s.covers(row.references):
+        for language, s in self._last:
+            if s.system == row.hypothesis and language == row.language and \
+                    s.covers(row.references):
                 return restricted(s, row.references)
         s = self.searcher.search(row.hypothesis, list(row.references), subsets=False,
-                                 no_subsets_note=SUBSETS_NOTE)
+                                 no_subsets_note=SUBSETS_NOTE, language=row.language)
         if len(set(row.references)) > 1 and not s.matching(
                 parse_score(row.score, row.scale, exact=self.exact), closest=0).matches:
-            s = self.searcher.search(row.hypothesis, list(row.references))
-        self._last = [s, *self._last][:self.keep]
+            s = self.searcher.search(row.hypothesis, list(row.references), language=row.language)
+        self._last = [(row.language, s), *self._last][:self.keep]
         return s
 
 

@@ -7,8 +7,9 @@ makes each choice's tokens once per file, in bulk, and counts them with ``score`
 block counter (:func:`bleu_compat.stream.count_block`: the C kernel where it is built):
 
 1. the file's lines (the reading rules of :mod:`bleu_compat.corpus_io`; a script's
-   ``chop`` rules read the bytes themselves, :func:`bleu_compat.text_rules.read_rule_lines`),
-   joined into one block of text;
+   ``chop`` rules read the bytes themselves, :func:`bleu_compat.text_rules.read_rule_lines`;
+   a Moses tokenization's are what tokenizer.perl prints, :meth:`CorpusFiles.moses_lines`,
+   whose tokens the rest splits), joined into one block of text;
 2. the case, on the whole block: Python's ``str.lower`` (``score -lc``'s
    :func:`bleu_compat.tokenizers.block.lowercase_block`), A–Z only (``bytes.lower``),
    or each character's own mapping (``"perl"``: ``str.lower`` after Σ -> σ, the one
@@ -55,9 +56,10 @@ class TokenizerUnavailable(Exception):
 
 def _ours(tok: str) -> bool:
     """Whether ``tok`` is one of bleu-compat's tokenizers (sacreBLEU's names) or a split."""
+    from bleu_compat.tokenizers import is_moses
     from bleu_compat.tokenizers.releases import NAMES
 
-    return tok in ("split", "none") or tok in NAMES
+    return tok in ("split", "none") or tok in NAMES or is_moses(tok)
 
 
 @functools.lru_cache(maxsize=None)
@@ -117,6 +119,20 @@ class CorpusFiles:
                 self._lines[key] = read_rule_lines(path, chop)
         return self._lines[key]
 
+    def moses_lines(self, path: str, tok: str) -> list[str]:
+        """The lines our tokenizer.perl prints for the file under the Moses tokenization
+        ``tok`` (:func:`bleu_compat.tokenizers.moses.tokenize_text`; the Moses pipeline
+        tokenizes the files first, and the case and text rules act on what it printed)."""
+        key = (path, f"moses:{tok}")
+        if key not in self._lines:
+            from bleu_compat.corpus_io import _split_lines
+            from bleu_compat.tokenizers.moses import tokenize_text, tokenizer_for
+
+            lines = self.lines(path)
+            printed = tokenize_text("\n".join(lines) + "\n" if lines else "", tokenizer_for(tok))
+            self._lines[key] = _split_lines(printed)[0] if printed else []
+        return self._lines[key]
+
     def n_lines(self, path: str) -> int:
         """How many segments the file holds."""
         return len(self.lines(path))
@@ -145,10 +161,15 @@ class CorpusFiles:
     def _make_block(self, path: str, key: Key) -> tuple[bytes, bool]:
         from bleu_compat.text_rules import CASES, CHOPS, WHITESPACES, placeholders
 
+        from bleu_compat.tokenizers import is_moses
+
         tok, case, whitespace, chop = key
         if case not in CASES or whitespace not in WHITESPACES or chop not in CHOPS:
             raise RulesError(f"unknown text rules {case!r}, {whitespace!r}, {chop!r}")
-        lines = self.lines(path, chop)
+        if is_moses(tok):  # tokenizer.perl's output (lines ending with LF, no chop to do)
+            lines, tok = self.moses_lines(path, tok), "none"
+        else:
+            lines = self.lines(path, chop)
         text = "\n".join(lines) + "\n" if lines else ""
         ph = placeholders(whitespace)
         if ph and any(mark in text for mark in ph.values()):

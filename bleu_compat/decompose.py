@@ -54,6 +54,8 @@ from __future__ import annotations
 
 import functools
 import math
+import os
+import tempfile
 from dataclasses import dataclass, field, replace
 from fractions import Fraction
 from itertools import combinations
@@ -485,6 +487,45 @@ def library_points(cfg: Configuration, hyp_lines: Sequence[str],
     return run_library(cfg, hyp_lines, ref_lines)
 
 
+def _points_on_moses_tokens(cfg: Configuration, hyp_lines: Sequence[str],
+                            ref_lines: Sequence[Sequence[str]],
+                            paths: tuple[str, Sequence[str]] | None) -> float:
+    """A library's number with a Moses tokenization: every file through our tokenizer.perl
+    (:func:`bleu_compat.tokenizers.moses.tokenize_text`, its exact output), then the library
+    as its users run it on tokenized text (``tok=none``: sacreBLEU's ``none``, NLTK's
+    ``str.split()``, multi-bleu.perl itself), with the configuration's ``lc`` on those tokens."""
+    from bleu_compat.corpus_io import read_lines
+    from bleu_compat.tokenizers.moses import tokenize_text, tokenizer_for
+
+    tok = tokenizer_for(cfg.tokenize)
+    plain = replace(cfg, tokenize="none")
+    if paths is None:
+        def text(lines: Sequence[str]) -> str:
+            return "".join(line + "\n" for line in lines)
+        sources = [text(hyp_lines), *(text(r) for r in ref_lines)]
+    else:
+        sources = ["".join(line + "\n" for line in read_lines(p).lines)
+                   for p in (paths[0], *paths[1])]
+    with tempfile.TemporaryDirectory(prefix="bleu-compat-moses-") as d:
+        files = []
+        for k, source in enumerate(sources):
+            files.append(os.path.join(d, f"{k}.tok"))
+            with open(files[-1], "w", encoding="utf-8", newline="\n") as handle:
+                handle.write(tokenize_text(source, tok))
+        hyp = read_lines(files[0]).lines
+        refs = [read_lines(f).lines for f in files[1:]]
+        # a library's advice that its input looks tokenized (sacreBLEU logs "lines that end
+        # in a tokenized period") is its --force here: the text is tokenized on purpose
+        import logging
+
+        previous = logging.root.manager.disable
+        logging.disable(logging.WARNING)
+        try:
+            return library_points(plain, hyp, refs, (files[0], files[1:]))
+        finally:
+            logging.disable(previous)
+
+
 def scaled(lib: Any, native: float) -> tuple[float, float]:
     """``(bleu, points)``: an implementation's own number ``native`` (on its declared scale,
     ``lib.native.scale``; the card's on 0-1 when ``lib`` is None) on the 0-1 and the 0-100
@@ -540,7 +581,8 @@ def run_library(cfg: Configuration, hyp_lines: Sequence[str],
 
 
 #: corpus and per-segment statistics per (tokenizer, case, whitespace, chop), counted once
-#: each, in bulk, by ``score``'s block counter (:mod:`bleu_compat.counting`)
+#: each, in bulk, by ``score``'s block counter (:mod:`bleu_compat.counting`; a Moses
+#: tokenization is tokenizer.perl's output, and the case and text rules act on it)
 from bleu_compat.counting import Statistics as _Statistics  # noqa: E402
 
 

@@ -37,11 +37,20 @@ arithmetic on those statistics in its implementation's dialect model.
 
 Means of sentence scores (``sacrebleu-sentence-avg``) are searched per tokenizer x case x
 effective order at their built-in smoothing and max order (each segment's statistics
-through the dialect model's ``points``), against all references only. Not searched (said
-in ``not_searched``): other smoothings and orders of a sentence mean, tokenizers that
-cannot run here, a segmenter whose script is absent from the files, the releases of
-sacreBLEU whose tokenizer differs from ours for that name (``intl`` before 2.0.0, no
-``char`` before 1.4.14), subsets of more than :data:`MAX_SUBSET_REFERENCES` references.
+through the dialect model's ``points``), against all references only.
+sacreBLEU's MeCab tokenizers are searched when the references' script is their language
+(``ja-mecab`` for Japanese, ``ko-mecab`` for Korean) and MeCab is installed; its
+SentencePiece tokenizers (``flores101``, ``flores200``, ``spBLEU-1K``) when their model
+file is where sacreBLEU keeps it (``spm`` is ``flores101``). Moses' ``tokenizer.perl``
+(``moses-LANG``, ``moses-a-LANG``: :mod:`bleu_compat.tokenizers.moses`) is searched when
+the target language is known (``language``: ``identify -l SRC-TRG``), for every
+implementation that takes tokenized text (the library on tokenizer.perl's output,
+lowercased after it). Not searched (said in ``not_searched``): other smoothings and
+orders of a sentence mean, tokenizers that cannot run here (the reason names what to
+install or where the file goes), the releases of sacreBLEU whose tokenizer differs from
+ours for that name (``intl`` before 2.0.0; no ``char`` before 1.4.14; each segmenter
+before the release that introduced it), subsets of more than
+:data:`MAX_SUBSET_REFERENCES` references.
 
 Scales: a score <= 1 is read on the 0-1 scale, above 1 on the 0-100 scale (BLEU
 points), unless ``scale`` says otherwise; the result names the scale it assumed.
@@ -51,6 +60,7 @@ from __future__ import annotations
 
 import bisect
 import math
+import os
 import re
 from dataclasses import dataclass, field, replace
 from decimal import Decimal, InvalidOperation
@@ -72,17 +82,11 @@ SMOOTH_TOOL = "bleu-smoothing-compute"
 CORPUS_TOOL = "bleu-corpus-compute"
 #: with more reference files than this, only all of them and each one alone are searched
 MAX_SUBSET_REFERENCES = 4
+#: the most decimals a score is read with (a score is matched at 100 decimals at most)
+MAX_DECIMALS = 100
 #: a score written with at least this many significant digits that is a double's shortest
 #: repr is read as that double (``str(float)`` writes 15 to 17; nobody rounds to that many)
 EXACT_DIGITS = 15
-#: the segmenters searched only where the files hold their script: name -> (script, ranges)
-SCRIPTS = {
-    "ja-mecab": ("Japanese (kana or CJK ideographs)",
-                 ((0x3040, 0x30FF), (0x3400, 0x4DBF), (0x4E00, 0x9FFF), (0xFF66, 0xFF9F))),
-    "ko-mecab": ("Korean (Hangul)", ((0x1100, 0x11FF), (0x3130, 0x318F), (0xAC00, 0xD7AF))),
-}
-
-
 # ----------------------------------------------------------------------------- reading
 
 
@@ -135,7 +139,8 @@ def parse_score(text: str, scale: str | None = None, *, exact: bool | None = Non
         A :class:`Reading`.
 
     Raises:
-        ValueError: not a plain decimal number, or outside [0, 100] (or [0, 1] on that scale).
+        ValueError: not a plain decimal number, more than :data:`MAX_DECIMALS` decimals, or
+            outside [0, 100] (or [0, 1] on that scale).
     """
     t = text.strip()
     try:
@@ -151,6 +156,10 @@ def parse_score(text: str, scale: str | None = None, *, exact: bool | None = Non
     if not 0 <= value <= 100 or d < 0:
         raise ValueError(f"{text}: a BLEU score is in [0, 100] (or [0, 1])")
     decimals = max(0, -d.as_tuple().exponent)  # type: ignore[operator]
+    if decimals > MAX_DECIMALS:
+        shown = t if len(t) <= 24 else t[:20] + "..."
+        raise ValueError(f"{shown} has {decimals} decimals: a score is matched at {MAX_DECIMALS} "
+                         "decimals at most (give it as it was printed, e.g. 23.38)")
     if scale is None:
         scale = "0-1" if value <= 1 else "0-100"
         note = ("read on the 0-1 scale (a value of at most 1; --scale 0-100 reads it as BLEU points)"
@@ -642,25 +651,28 @@ class _Grid:
     order: dict[str, int]
 
 
-def _searched_tokenizers(lib: Any) -> tuple[str, ...]:
-    from bleu_compat import tokenizers
+def _searched_tokenizers(lib: Any, moses: Sequence[str] = ()) -> tuple[str, ...]:
+    """Every tokenizer the grid holds for ``lib``: ours, every segmenter (a search leaves
+    out those that do not apply to its files: :func:`_segmenters_searched`), the Moses
+    tokenizations of the target language, the library's own."""
+    from bleu_compat.tokenizers import SEGMENTERS
 
-    ours = tuple(t for t in getattr(tokenizers, "ALL_TOKENIZERS", tokenizers.TOKENIZERS)
-                 if t not in TOKENIZERS and t != "none")
-    return (*TOKENIZERS, *ours, *lib.tokenizers)
-
-
-_GRID: _Grid | None = None
+    return _tokenizers_of(lib, (*(t for t in SEGMENTERS if t != "spm"), *moses))
 
 
-def _grid() -> _Grid:
-    """The configurations searched (independent of the files; built once per process)."""
-    global _GRID
-    if _GRID is not None:
-        return _GRID
+_GRIDS: dict[str | None, _Grid] = {}
+
+
+def _grid(language: str | None = None) -> _Grid:
+    """The configurations searched (independent of the files; built once per process and
+    target language: the Moses tokenizations are the language's, ``moses_tokenizers``)."""
+    if language in _GRIDS:
+        return _GRIDS[language]
     import importlib.util
 
     from bleu_compat import decompose as dc
+
+    moses, _ = moses_tokenizers(language)
 
     libs = dc._libraries()
     not_searched: list[str] = []
@@ -676,7 +688,7 @@ def _grid() -> _Grid:
         corpus[lib.name] = _corpus_entries(lib)
         groups = _release_groups(lib)
         builtins = [b for b in lib.configurations if b.aggregation != "sentence-mean"]
-        toks = _searched_tokenizers(lib)
+        toks = _searched_tokenizers(lib, moses)
         for b in lib.configurations:
             if b.aggregation != "sentence-mean":
                 continue
@@ -693,6 +705,8 @@ def _grid() -> _Grid:
                 if (cfg.smoothing, cfg.smooth_value, cfg.max_order) != (
                         b.smoothing, b.smooth_value, b.max_order):
                     continue
+                if _refuses(lib, cfg, toks):
+                    continue
                 cfg = replace(cfg, name=_spec(cfg, b))
                 gs = []
                 for releases, on, kinds in groups:
@@ -705,6 +719,8 @@ def _grid() -> _Grid:
             for cfg in _candidates(lib, builtin, toks):
                 grid.setdefault(cfg.signature(), cfg)
         for cfg in grid.values():
+            if _refuses(lib, cfg, toks):
+                continue
             closest = min(builtins, key=lambda b: _differences(cfg, b)
                           if (b.aggregation, b.call) == (cfg.aggregation, cfg.call) else 99)
             cfg = replace(cfg, name=_spec(cfg, closest))
@@ -729,17 +745,17 @@ def _grid() -> _Grid:
                     gs.append((releases, on, kinds))
                 if gs:
                     points.append(_point(lib, c, _differences(c, closest), gs))
-    _GRID = _Grid(tuple(points), tuple(means), tuple(not_searched), corpus,
-                  {lib.name: k for k, lib in enumerate(libs)})
-    return _GRID
+    _GRIDS[language] = _Grid(tuple(points), tuple(means), tuple(not_searched), corpus,
+                             {lib.name: k for k, lib in enumerate(libs)})
+    return _GRIDS[language]
 
 
 # ----------------------------------------------------------------------------- the search
 
 
 def identify(score: str, hypothesis: str, references: Sequence[str], *, scale: str | None = None,
-             exact: bool | None = None, progress: Callable[[str], Any] | None = None
-             ) -> IdentifyResult:
+             exact: bool | None = None, progress: Callable[[str], Any] | None = None,
+             language: str | None = None) -> IdentifyResult:
     """Every configuration whose BLEU on the files is ``score``.
 
     Args:
@@ -748,6 +764,7 @@ def identify(score: str, hypothesis: str, references: Sequence[str], *, scale: s
         scale: ``"0-100"``, ``"0-1"`` or None (<= 1 is read on the 0-1 scale).
         exact: see :func:`parse_score`.
         progress: called with a short description before each tokenization is counted.
+        language: the target language, for the Moses tokenizations (None: not searched).
 
     Returns:
         An :class:`IdentifyResult`; ``matches`` empty is the answer "none".
@@ -758,18 +775,45 @@ def identify(score: str, hypothesis: str, references: Sequence[str], *, scale: s
         CorpusReadError: a file cannot be read.
     """
     reading = parse_score(score, scale, exact=exact)
-    return search(hypothesis, references, progress=progress).matching(reading)
+    return search(hypothesis, references, progress=progress, language=language).matching(reading)
+
+
+def moses_tokenizers(language: str | None) -> tuple[tuple[str, ...], str | None]:
+    """(the Moses tokenizations searched for the target ``language``, or why none is).
+
+    Raises:
+        ValueError: ``language`` is not a language code tokenizer.perl's names take.
+    """
+    if language is None:
+        return (), ("tok=moses-LANG, moses-a-LANG (Moses tokenizer.perl -l LANG [-a], the "
+                    "pre-2018 pipeline before multi-bleu.perl): the target language is not "
+                    "known (give -l SRC-TRG)")
+    from bleu_compat.errors import ConfigError
+    from bleu_compat.tokenizers.moses import MosesTokenizer
+
+    try:
+        MosesTokenizer(language)
+    except ConfigError as exc:
+        raise ValueError(str(exc)) from None
+    return (f"moses-{language}", f"moses-a-{language}"), None
 
 
 def search(hypothesis: str, references: Sequence[str], *,
-           progress: Callable[[str], Any] | None = None, subsets: bool = True) -> Search:
+           progress: Callable[[str], Any] | None = None, subsets: bool = True,
+           language: str | None = None) -> Search:
     """Every searched configuration's number on the files (see the module's docstring).
+
+    Args:
+        subsets: with several references, search each non-empty subset too.
+        language: the target language (``-l``'s), for the Moses tokenizations; None: they are
+            not searched (``not_searched`` says so).
 
     Raises:
         CorpusReadError: a file cannot be read.
-        ValueError: the files have different numbers of lines.
+        ValueError: the files have different numbers of lines; a language that is not a code.
     """
-    return Searcher(progress=progress).search(hypothesis, references, subsets=subsets)
+    return Searcher(progress=progress).search(hypothesis, references, subsets=subsets,
+                                              language=language)
 
 
 class Searcher:
@@ -804,7 +848,8 @@ class Searcher:
         return shared
 
     def search(self, hypothesis: str, references: Sequence[str], *, subsets: bool = True,
-               no_subsets_note: str = "subsets of the references (not asked)") -> Search:
+               no_subsets_note: str = "subsets of the references (not asked)",
+               language: str | None = None) -> Search:
         """See :func:`search` (``no_subsets_note``: what ``not_searched`` says when several
         references are searched without their subsets)."""
         from bleu_compat import decompose as dc
@@ -816,7 +861,8 @@ class Searcher:
             if count != n:
                 raise ValueError(f"line counts differ: {hypothesis} has {n} line{'s' if n != 1 else ''}, "
                                  f"{path} has {count}: the files must be line-aligned")
-        grid = _grid()
+        moses, why_not = moses_tokenizers(language)
+        grid = _grid(language)
         not_searched = list(grid.not_searched)
         k = len(references)
         if not subsets or k == 1:
@@ -830,8 +876,15 @@ class Searcher:
                                 f"{2 ** k - 1} subsets)")
         if k > 1 and not subsets:
             not_searched.append(no_subsets_note)
-        skipped = self._skipped_tokenizers(files, [hypothesis, *references])
-        for tok, why in skipped.items():
+        # sacreBLEU's segmenters where they apply (each left out said once, with the reason)
+        from bleu_compat.tokenizers import SEGMENTERS
+
+        segmenters = _segmenters_searched(references, not_searched)
+        if why_not:
+            not_searched.append(why_not)
+        skipped = {t: "" for t in SEGMENTERS if t not in segmenters}
+        for tok, why in self._skipped_tokenizers(files, [hypothesis, *references]).items():
+            skipped[tok] = why
             not_searched.append(f"tok={tok}: {why}")
         values: list[Match] = []
         would: list[tuple[Match, str]] = []
@@ -865,18 +918,17 @@ class Searcher:
                       tuple(frozenset(references[i] for i in which) for which in sets))
 
     def _skipped_tokenizers(self, files: Any, paths: Sequence[str]) -> dict[str, str]:
-        """Tokenizers not searched on these files, and why: a segmenter that cannot run here,
-        or whose script the files do not hold; a library's tokenizer that cannot run here."""
+        """The libraries' own tokenizers that cannot run here, and why (the segmenters and the
+        Moses tokenizations are said by :func:`_segmenters_searched` and ``-l``)."""
         from bleu_compat import decompose as dc
+        from bleu_compat.tokenizers import SEGMENTERS, is_moses
 
         out: dict[str, str] = {}
-        names = {t for lib in dc._libraries() for t in _searched_tokenizers(lib)} - {"split"}
+        names = {t for lib in dc._libraries() for t in lib.tokenizers}
         for tok in sorted(names):
+            if tok in SEGMENTERS or is_moses(tok):  # said by _segmenters_searched / -l
+                continue
             why = self._unusable(tok)
-            if why is None and tok in SCRIPTS:
-                script, ranges = SCRIPTS[tok]
-                if not any(_holds(files.lines(p), ranges) for p in paths):
-                    why = f"the files hold no {script} character"
             if why is not None:
                 out[tok] = why
         return out
@@ -958,12 +1010,6 @@ def _state(point: _Point, kinds: frozenset[str]) -> dict[str, Any]:
             state[name] = name in kinds and state[name]
         _STATES[key] = state
     return _STATES[key]
-
-
-def _holds(lines: Sequence[str], ranges: Sequence[tuple[int, int]]) -> bool:
-    pattern = re.compile("[" + "".join(f"{re.escape(chr(a))}-{re.escape(chr(b))}"
-                                       for a, b in ranges) + "]")
-    return any(pattern.search(line) for line in lines)
 
 
 def _unavailable_seen(counted: set[tuple[Any, ...]]) -> list[tuple[str, str]]:
@@ -1265,6 +1311,83 @@ class _Run:
                     self.values.append(Match(lib.display_name, tuple(r for r in scored if r), cfg,
                                              bleu, point.differences, native, lib.native.scale,
                                              pts, self.refs))
+
+
+def _segmenters_searched(references: Sequence[str], not_searched: list[str]) -> tuple[str, ...]:
+    """sacreBLEU's MeCab and SentencePiece tokenizers that the search takes, in sacreBLEU's
+    order; each one left out is listed in ``not_searched`` with the reason.
+
+    ``ja-mecab`` is searched when the references are Japanese by their script, ``ko-mecab``
+    when they are Korean (:mod:`bleu_compat.cli.score.script_check`: MeCab's dictionaries
+    are for that language; on any other text the search would only add coincidences), each
+    when its package is installed. ``flores101``, ``flores200`` and ``spBLEU-1K`` are searched
+    whenever their model file is where sacreBLEU keeps it (any script); ``spm`` is
+    ``flores101`` (the same model), so it is not searched twice.
+    """
+    from bleu_compat.cli.score.script_check import SAMPLE_CHARACTERS, advice
+    from bleu_compat.tokenizers import segmenters as sg
+
+    text, left = [], SAMPLE_CHARACTERS
+    for path in references:
+        with open(path, encoding="utf-8", errors="ignore") as handle:
+            part = handle.read(max(left, 0))
+        text.append(part)
+        left -= len(part)
+    found = advice("\n".join(text))
+    language = found.language if found is not None else None
+    out: list[str] = []
+    other_script: list[str] = []
+    no_model: list[str] = []
+    for name in sg.SEGMENTERS:
+        if name == "spm":  # flores101's older name: the same model, searched once
+            continue
+        if name in sg.MECAB and sg.MECAB[name].extra != language:
+            other_script.append(name)
+            continue
+        why = sg.why_unavailable(name)
+        if why is not None and name in sg.SPM and not os.path.exists(sg.model_path(name)):
+            no_model.append(name)
+        elif why is not None:
+            not_searched.append(f"tok={name}: it does not run here: {why}")
+        else:
+            out.append(name)
+    if other_script:
+        names = [{"ja": "Japanese", "ko": "Korean"}[sg.MECAB[n].extra] for n in other_script]
+        languages = f"neither {' nor '.join(names)}" if len(names) > 1 else f"not {names[0]}"
+        not_searched.append(f"tok={', '.join(other_script)}: the references are {languages} "
+                            "by their script (MeCab's dictionary is for that language)")
+    if no_model:
+        not_searched.append(
+            f"tok={', '.join(no_model)}: no SentencePiece model where sacreBLEU keeps it "
+            f"(looked for {', '.join(sg.model_path(n) for n in no_model)}); bleu-compat "
+            "downloads nothing: put sacreBLEU's model files there to search them")
+    if "flores101" in out:
+        not_searched.append("tok=spm: the same model as flores101 (sacreBLEU's older name, "
+                            "signature flores101): searched as flores101")
+    return tuple(out)
+
+
+def _tokenizers_of(lib: Any, segmenters: Sequence[str]) -> tuple[str, ...]:
+    """The tokenizers searched for ``lib``: ours, the segmenters searched, the library's own."""
+    return (*TOKENIZERS, *segmenters, *lib.tokenizers)
+
+
+def _refuses(lib: Any, cfg: Any, segmenters: Sequence[str]) -> bool:
+    """True when ``lib``'s adapter refuses ``cfg`` with a segmenter tokenizer (its
+    ``configure`` raises: torchmetrics' SacreBLEUScore tokenizes with its own copy of them,
+    which no model reproduces)."""
+    from bleu_compat.tokenizers.segmenters import SEGMENTERS
+
+    if cfg.tokenize not in SEGMENTERS:
+        return False
+    configure = getattr(lib.adapter_module(), "configure", None)
+    if configure is None:
+        return False
+    try:
+        configure(cfg)
+    except ValueError:
+        return True
+    return False
 
 
 def _merge_releases(matches: list[Match], verified: dict[str, tuple[str, ...]]) -> list[Match]:

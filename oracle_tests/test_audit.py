@@ -326,3 +326,21 @@ def test_cluster_gives_the_same_output(tmp_path: Path, capsys) -> None:
     assert outs[0] == outs[1] and outs[0][0] == 1
     report = json.loads(outs[0][1])
     assert [r["reproduced"] for r in report["rows"]][:3] == [True, True, False]
+
+
+def test_a_pair_column_searches_the_moses_tokenizations(tmp_path: Path, capsys) -> None:
+    """A ``pair`` cell (SRC-TRG) is identify's -l: the Moses tokenizations of its target are
+    searched (the row's notes say nothing is missing for them); a bad pair is refused."""
+    _tiny(tmp_path)
+    table = _table(tmp_path, [["en-de", "23.4", "hyp.txt", "ref.txt"]],
+                   header="pair\tscore\thypothesis\treferences")
+    code = main(["audit", str(table), "--format", "json"])
+    row = json.loads(capsys.readouterr().out)["rows"][0]
+    assert code in (0, 1) and not any("moses" in n for n in row["not_searched"])
+    plain = _table(tmp_path, [["23.4", "hyp.txt", "ref.txt"]], name="p.tsv")
+    main(["audit", str(plain), "--format", "json"])
+    assert any("moses" in n for n in json.loads(capsys.readouterr().out)["rows"][0]["not_searched"])
+    bad = _table(tmp_path, [["ende", "23.4", "hyp.txt", "ref.txt"]],
+                 header="pair\tscore\thypothesis\treferences", name="b.tsv")
+    assert main(["audit", str(bad)]) == 2
+    assert "row 1 (line 2), column pair" in capsys.readouterr().err

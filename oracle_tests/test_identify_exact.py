@@ -354,3 +354,27 @@ def test_every_native_number_is_the_librarys_own(tmp_path: Path) -> None:
             assert (m.bleu, m.points) == scaled(lib, own)
             checked[impl] = checked.get(impl, 0) + 1
     assert checked.get("sacrebleu", 0) > 300 and checked.get("nltk", 0) > 200, checked
+
+
+def test_multi_bleu_native_is_what_the_real_script_prints(tmp_path: Path) -> None:
+    """multi-bleu.perl's own number is the one it prints (2 decimals): run the real script
+    (mosesdecoder's, BLEU_COMPAT_MOSES_SCRIPTS) on WMT17 uedin and find that number, exactly,
+    among identify's multi-bleu.perl configurations."""
+    import os
+    import re
+    import subprocess
+
+    from bleu_compat.identify import search
+
+    scripts = os.environ.get("BLEU_COMPAT_MOSES_SCRIPTS")
+    if not scripts or not Path(scripts, "multi-bleu.perl").is_file():
+        pytest.skip("BLEU_COMPAT_MOSES_SCRIPTS (mosesdecoder's scripts/generic) is not set")
+    ref, hyp = WMT17 / "ref.A.txt", WMT17 / "sys.uedin-nmt.4722.txt"
+    with open(hyp, "rb") as stdin:
+        line = subprocess.run(["perl", str(Path(scripts, "multi-bleu.perl")), str(ref)], stdin=stdin,
+                              capture_output=True, text=True, timeout=300).stdout
+    printed = re.match(r"BLEU = ([0-9.]+),", line).group(1)
+    r = search(str(hyp), [str(ref)]).matching(printed, exact=True)
+    found = [m for m in r.matches if m.implementation == "multi-bleu.perl"]
+    assert found and all(m.native == float(printed) for m in found)
+    assert "2018-09-16-48fa6e9" in {rel for m in found for rel in m.releases}

@@ -65,8 +65,7 @@ def register(subparsers: Any) -> None:
     report_usage_errors(p)
 
 
-#: the most decimals a SCORE is matched at (the rounding is JavaScript's toFixed, 0 to 100 digits)
-MAX_DECIMALS = 100
+from bleu_compat.identify import MAX_DECIMALS  # noqa: E402  (the most decimals a SCORE is read with)
 
 
 def _score_text(text: str) -> str:
@@ -121,8 +120,8 @@ def cmd_identify(args: argparse.Namespace) -> int:
     results = []
     for system in args.input:
         try:
-            results.append(searcher.search(system, args.refs, subsets=not args.no_subsets)
-                           .matching(reading))
+            results.append(searcher.search(system, args.refs, subsets=not args.no_subsets,
+                                           language=language).matching(reading))
         except ValueError as exc:
             return _error(str(exc))
         except CorpusReadError as exc:
