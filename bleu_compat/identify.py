@@ -1313,6 +1313,12 @@ class _Run:
                                              pts, self.refs))
 
 
+#: the Han, kana and Hangul characters :mod:`bleu_compat.cli.score.script_check` counts
+_CJK = re.compile("[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\U00020000-\U0002fa1f"
+                  "\u3040-\u30ff\u31f0-\u31ff\uff66-\uff9f"
+                  "\u1100-\u11ff\u3130-\u318f\uac00-\ud7af]")
+
+
 def _segmenters_searched(references: Sequence[str], not_searched: list[str]) -> tuple[str, ...]:
     """sacreBLEU's MeCab and SentencePiece tokenizers that the search takes, in sacreBLEU's
     order; each one left out is listed in ``not_searched`` with the reason.
@@ -1324,17 +1330,22 @@ def _segmenters_searched(references: Sequence[str], not_searched: list[str]) -> 
     whenever their model file is where sacreBLEU keeps it (any script); ``spm`` is
     ``flores101`` (the same model), so it is not searched twice.
     """
-    from bleu_compat.cli.score.script_check import SAMPLE_CHARACTERS, advice
     from bleu_compat.tokenizers import segmenters as sg
 
-    text, left = [], SAMPLE_CHARACTERS
+    sample_characters = 1_000_000  # script_check.SAMPLE_CHARACTERS (a test keeps them equal)
+    text, left = [], sample_characters
     for path in references:
         with open(path, encoding="utf-8", errors="ignore") as handle:
             part = handle.read(max(left, 0))
         text.append(part)
         left -= len(part)
-    found = advice("\n".join(text))
-    language = found.language if found is not None else None
+    sample = "\n".join(text)
+    language = None
+    if _CJK.search(sample):  # without Han, kana or Hangul the rule finds no language
+        from bleu_compat.cli.score.script_check import advice
+
+        found = advice(sample)
+        language = found.language if found is not None else None
     out: list[str] = []
     other_script: list[str] = []
     no_model: list[str] = []

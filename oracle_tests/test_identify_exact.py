@@ -378,3 +378,17 @@ def test_multi_bleu_native_is_what_the_real_script_prints(tmp_path: Path) -> Non
     found = [m for m in r.matches if m.implementation == "multi-bleu.perl"]
     assert found and all(m.native == float(printed) for m in found)
     assert "2018-09-16-48fa6e9" in {rel for m in found for rel in m.releases}
+
+
+def test_the_script_precheck_is_script_checks_classes() -> None:
+    """identify looks at the references' script only when they hold a Han, kana or Hangul
+    character: its class is the union of score's script check's (and the same sample)."""
+    from bleu_compat.cli.score import script_check
+    from bleu_compat.identify import _CJK
+
+    probe = "".join(chr(c) for c in range(0x1100, 0x30000) if not 0xD800 <= c <= 0xDFFF)
+    found = {c for c in probe if _CJK.match(c)}
+    wanted = {c for c in probe if any(p.match(c) for p in
+                                      (script_check._HAN, script_check._KANA, script_check._HANGUL))}
+    assert found == wanted and len(found) > 20000
+    assert script_check.SAMPLE_CHARACTERS == 1_000_000
