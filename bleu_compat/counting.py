@@ -86,12 +86,14 @@ class CorpusFiles:
         self._lines: dict[tuple[str, str], list[str]] = {}
         self._blocks: dict[tuple[str, Key], tuple[bytes, bool]] = {}
         self._same: dict[tuple[str, bytes], tuple[bytes, bool]] = {}
+        self._ready: dict[tuple[Any, ...], tuple[str, str | bytes]] = {}
         self._lengths: dict[tuple[str, Key], list[int]] = {}
 
     def adopt(self, other: "CorpusFiles", path: str) -> None:
         """Take what ``other`` holds of ``path`` (its lines and token blocks)."""
         for store, mine in ((other._lines, self._lines), (other._blocks, self._blocks),
-                            (other._lengths, self._lengths), (other._same, self._same)):
+                            (other._lengths, self._lengths), (other._same, self._same),
+                            (other._ready, self._ready)):
             for key, value in store.items():
                 if key[0] == path:
                     mine[key] = value  # type: ignore[index]
@@ -158,26 +160,30 @@ class CorpusFiles:
             self._blocks[k] = same
         return self._blocks[k]
 
-    def _make_block(self, path: str, key: Key) -> tuple[bytes, bool]:
-        from bleu_compat.text_rules import CASES, CHOPS, WHITESPACES, placeholders
+    def _prepared(self, path: str, source: str, case: Any, whitespace: str,
+                  chop: str) -> tuple[str, str | bytes]:
+        """``(raw text, prepared)`` of a file under text rules, made once for every tokenizer:
+        the lines (``source``: ``"file"``, or a Moses tokenization's name: tokenizer.perl's
+        output) joined, lowercased by ``case``, the whitespace the rules keep replaced by
+        placeholders, encoded (the ``str`` itself when a chop cut a character in two).
 
-        from bleu_compat.tokenizers import is_moses
+        Raises:
+            RulesError: a line holds one of the placeholders.
+        """
+        from bleu_compat.text_rules import placeholders
 
-        tok, case, whitespace, chop = key
-        if case not in CASES or whitespace not in WHITESPACES or chop not in CHOPS:
-            raise RulesError(f"unknown text rules {case!r}, {whitespace!r}, {chop!r}")
-        if is_moses(tok):  # tokenizer.perl's output (lines ending with LF, no chop to do)
-            lines, tok = self.moses_lines(path, tok), "none"
-        else:
-            lines = self.lines(path, chop)
-        text = "\n".join(lines) + "\n" if lines else ""
+        k = (path, source, case, whitespace, chop)
+        if k in self._ready:
+            return self._ready[k]
+        lines = self.lines(path, chop) if source == "file" else self.moses_lines(path, source)
+        raw = "\n".join(lines) + "\n" if lines else ""
         ph = placeholders(whitespace)
-        if ph and any(mark in text for mark in ph.values()):
+        if ph and any(mark in raw for mark in ph.values()):
             marks = set(ph.values())
-            k = next(k for k, line in enumerate(lines, 1) if not marks.isdisjoint(line))
-            raise RulesError(f"{path} line {k} holds a private-use character U+F00xx "
+            line = next(n for n, text in enumerate(lines, 1) if not marks.isdisjoint(text))
+            raise RulesError(f"{path} line {line} holds a private-use character U+F00xx "
                              "that the decomposition uses to mark whitespace")
-        raw = text
+        text = raw
         if case is True:
             text = text.lower()
         elif case == "perl":  # each character's own lowercase: no final sigma
@@ -185,14 +191,29 @@ class CorpusFiles:
         for character, mark in ph.items():
             if character in text:
                 text = text.replace(character, mark)
+        prepared: str | bytes
         try:
-            data = text.encode("utf-8")
-        except UnicodeEncodeError:  # a chop cut a character in two: line by line
+            prepared = text.encode("utf-8")
             if case == "ascii":
-                text = text.translate(_UPPER)
-            return self._lines_block(text, tok), False
-        if case == "ascii":
-            data = data.lower()  # A-Z only
+                prepared = prepared.lower()  # A-Z only
+        except UnicodeEncodeError:  # a chop cut a character in two: line by line
+            prepared = text.translate(_UPPER) if case == "ascii" else text
+        self._ready[k] = (raw, prepared)
+        return self._ready[k]
+
+    def _make_block(self, path: str, key: Key) -> tuple[bytes, bool]:
+        from bleu_compat.text_rules import CASES, CHOPS, WHITESPACES
+        from bleu_compat.tokenizers import is_moses
+
+        tok, case, whitespace, chop = key
+        if case not in CASES or whitespace not in WHITESPACES or chop not in CHOPS:
+            raise RulesError(f"unknown text rules {case!r}, {whitespace!r}, {chop!r}")
+        source = "file"
+        if is_moses(tok):  # tokenizer.perl's output (lines ending with LF: no chop to do)
+            source, tok, chop = tok, "none", "off"
+        raw, data = self._prepared(path, source, case, whitespace, chop)
+        if isinstance(data, str):
+            return self._lines_block(data, tok), False
         if tok in ("split", "none"):
             return data, False
         if _ours(tok):
