@@ -3,8 +3,13 @@
  *
  * Functions on blocks of whole lines of UTF-8 text (every line ended by LF,
  * the last one possibly not), each the fast twin of a slower reference that
- * the tests compare it with (tokenize_intl and script_counts are described
- * where they are defined):
+ * the tests compare it with (script_counts, on a str, is the script check's
+ * pass, described where it is defined):
+ *
+ *   intl(data, punctuation, symbols, numbers, rstrip) -> bytes
+ *       The tokens of every line under mteval-v14's international rules with
+ *       the given character classes (sacreBLEU's intl, tensor2tensor's
+ *       bleu_tokenize), written as tokenize() writes them (see "intl" below).
  *
  *   tokenize(data, mode) -> bytes
  *       The tokens of every line, as bleu_compat.tokenizers.reference gives
@@ -366,155 +371,259 @@ static PyObject *tokenize(PyObject *self, PyObject *args)
 /* ------------------------------------------------------------------ intl */
 
 /*
- * sacreBLEU 2.x's intl (mteval-v14.pl's international tokenizer), line by line:
- * str.rstrip(), then three regular-expression substitutions, then str.split():
+ * intl(data, punctuation, symbols, numbers, rstrip) -> bytes
+ *
+ * mteval-v14's international rules as sacreBLEU's intl (and tensor2tensor's
+ * bleu_tokenize) apply them, three regular-expression substitutions in order
+ * on each line, then str.split():
  *
  *   1. ([^N])([P]) -> "\1 \2 "   (punctuation after a non-number)
  *   2. ([P])([^N]) -> " \1 \2"   (punctuation before a non-number)
- *   3. [S]         -> " \0 "     (symbols)
+ *   3. ([S])       -> " \1 "     (every symbol a token of its own)
  *
- * P, S and N are the classes of bleu_compat.tokenizers.unicode_tables (regex's
- * \p{P}, \p{S}, \p{N}), handed in as a table of one byte per code point (bit 1 P,
- * 2 S, 4 N): one source for both paths. Each substitution is a left-to-right scan
- * of non-overlapping matches of a fixed-length pattern, which is what re.sub
- * does with it, on the code points of the previous one's output (the spaces it
- * inserts are non-numbers the next rule sees). Whitespace (rstrip, split) is
- * Py_UNICODE_ISSPACE, str.isspace()'s.
+ * P, S and N are given by the caller as ranges of code points (bytes of native
+ * uint32 pairs, first and last, sorted): sacreBLEU 2.x's regex tables, or the
+ * running Python's unicodedata classes for 1.x and tensor2tensor. Each rule is a
+ * left-to-right scan of non-overlapping two-character (or one-character)
+ * matches over the code points the previous rule left, which is what a
+ * substitution of a fixed-length pattern does; the characters the rules insert
+ * are spaces, in no class. rstrip: the line is rstrip()ped first (sacreBLEU's
+ * BLEU strips each line; bleu_tokenize does not). A CR before a line's LF is
+ * dropped (the reading rules). Output as tokenize()'s: tokens joined by one
+ * space, every line ended by LF.
  */
-enum { I_P = 1, I_S = 2, I_N = 4 };
 
-static inline unsigned char intl_class(const unsigned char *table, Py_ssize_t n, uint32_t cp)
-{
-    return (Py_ssize_t)cp < n ? table[cp] : 0;
-}
+enum { K_P = 1, K_S = 2, K_N = 4 };
 
-/* rule 1 (second = 0) or rule 2 (second = 1) from in[0..n) to out; returns out's length */
-static Py_ssize_t intl_pairs(const uint32_t *in, Py_ssize_t n, uint32_t *out, int second,
-                             const unsigned char *table, Py_ssize_t tn)
+typedef struct {
+    const uint32_t *pairs[3];
+    Py_ssize_t n[3];
+    unsigned char *bmp;  /* classes of U+0000..U+FFFF */
+} Classes;
+
+static int in_pairs(const uint32_t *r, Py_ssize_t n, uint32_t cp)
 {
-    Py_ssize_t o = 0, i = 0;
-    while (i < n) {
-        if (i + 1 < n) {
-            unsigned char a = intl_class(table, tn, in[i]), b = intl_class(table, tn, in[i + 1]);
-            int hit = second ? ((a & I_P) && !(b & I_N)) : (!(a & I_N) && (b & I_P));
-            if (hit) {
-                if (second)
-                    out[o++] = ' ';
-                out[o++] = in[i];
-                out[o++] = ' ';
-                out[o++] = in[i + 1];
-                if (!second)
-                    out[o++] = ' ';
-                i += 2;
-                continue;
-            }
-        }
-        out[o++] = in[i++];
+    Py_ssize_t lo = 0, hi = n - 1;
+    while (lo <= hi) {
+        Py_ssize_t mid = (lo + hi) / 2;
+        if (cp < r[2 * mid])
+            hi = mid - 1;
+        else if (cp > r[2 * mid + 1])
+            lo = mid + 1;
+        else
+            return 1;
     }
-    return o;
+    return 0;
 }
 
-static inline void put_code_point(Out *w, uint32_t cp)
+static inline unsigned char class_of(const Classes *k, uint32_t cp)
 {
-    unsigned char b[4];
-    Py_ssize_t n;
-    if (cp < 0x80) {
-        b[0] = (unsigned char)cp;
-        n = 1;
-    } else if (cp < 0x800) {
-        b[0] = (unsigned char)(0xC0 | (cp >> 6));
-        b[1] = (unsigned char)(0x80 | (cp & 0x3F));
-        n = 2;
-    } else if (cp < 0x10000) {
-        b[0] = (unsigned char)(0xE0 | (cp >> 12));
-        b[1] = (unsigned char)(0x80 | ((cp >> 6) & 0x3F));
-        b[2] = (unsigned char)(0x80 | (cp & 0x3F));
-        n = 3;
-    } else {
-        b[0] = (unsigned char)(0xF0 | (cp >> 18));
-        b[1] = (unsigned char)(0x80 | ((cp >> 12) & 0x3F));
-        b[2] = (unsigned char)(0x80 | ((cp >> 6) & 0x3F));
-        b[3] = (unsigned char)(0x80 | (cp & 0x3F));
-        n = 4;
+    if (cp < 0x10000)
+        return k->bmp[cp];
+    unsigned char c = 0;
+    if (in_pairs(k->pairs[0], k->n[0], cp)) c |= K_P;
+    if (in_pairs(k->pairs[1], k->n[1], cp)) c |= K_S;
+    if (in_pairs(k->pairs[2], k->n[2], cp)) c |= K_N;
+    return c;
+}
+
+static inline int is_py_space(uint32_t cp)
+{
+    if (cp < 0x80)
+        return cp == 0x20 || (cp >= 0x09 && cp <= 0x0D) || (cp >= 0x1C && cp <= 0x1F);
+    return cp == 0x85 || cp == 0xA0 || cp == 0x1680 || (cp >= 0x2000 && cp <= 0x200A)
+           || cp == 0x2028 || cp == 0x2029 || cp == 0x202F || cp == 0x205F || cp == 0x3000;
+}
+
+static inline Py_ssize_t put_utf8(unsigned char *o, uint32_t cp)
+{
+    if (cp < 0x80) { o[0] = (unsigned char)cp; return 1; }
+    if (cp < 0x800) { o[0] = (unsigned char)(0xC0 | (cp >> 6)); o[1] = (unsigned char)(0x80 | (cp & 0x3F)); return 2; }
+    if (cp < 0x10000) {
+        o[0] = (unsigned char)(0xE0 | (cp >> 12)); o[1] = (unsigned char)(0x80 | ((cp >> 6) & 0x3F));
+        o[2] = (unsigned char)(0x80 | (cp & 0x3F)); return 3;
     }
-    put_bytes(w, b, n);
+    o[0] = (unsigned char)(0xF0 | (cp >> 18)); o[1] = (unsigned char)(0x80 | ((cp >> 12) & 0x3F));
+    o[2] = (unsigned char)(0x80 | ((cp >> 6) & 0x3F)); o[3] = (unsigned char)(0x80 | (cp & 0x3F));
+    return 4;
 }
 
-static PyObject *tokenize_intl(PyObject *self, PyObject *args)
+/* A code point array; the classes ride along in the same index. */
+typedef struct {
+    uint32_t *cp;
+    unsigned char *k;
+    Py_ssize_t n, cap;
+} Cps;
+
+static int cps_reserve(Cps *a, Py_ssize_t n)
 {
-    Py_buffer view, tview;
+    if (n <= a->cap)
+        return 0;
+    Py_ssize_t cap = a->cap ? a->cap : 256;
+    while (cap < n)
+        cap *= 2;
+    uint32_t *cp = PyMem_Realloc(a->cp, (size_t)cap * sizeof(uint32_t));
+    if (!cp)
+        return -1;
+    a->cp = cp;
+    unsigned char *k = PyMem_Realloc(a->k, (size_t)cap);
+    if (!k)
+        return -1;
+    a->k = k;
+    a->cap = cap;
+    return 0;
+}
+
+static inline void cps_push(Cps *a, uint32_t cp, unsigned char k)
+{
+    a->cp[a->n] = cp;
+    a->k[a->n] = k;
+    a->n++;
+}
+
+static int read_pairs(PyObject *obj, const char *what, Py_buffer *view, Classes *k, int slot)
+{
+    if (PyObject_GetBuffer(obj, view, PyBUF_SIMPLE) < 0)
+        return -1;
+    if (view->len % (Py_ssize_t)(2 * sizeof(uint32_t)) != 0) {
+        PyErr_Format(PyExc_ValueError, "intl: %s must be uint32 pairs", what);
+        return -1;
+    }
+    k->pairs[slot] = view->buf;
+    k->n[slot] = view->len / (Py_ssize_t)(2 * sizeof(uint32_t));
+    return 0;
+}
+
+static PyObject *intl(PyObject *self, PyObject *args)
+{
+    Py_buffer view, pv[3];
+    PyObject *objs[3];
+    int rstrip;
     (void)self;
-    if (!PyArg_ParseTuple(args, "y*y*:tokenize_intl", &view, &tview))
+    if (!PyArg_ParseTuple(args, "y*OOOp:intl", &view, &objs[0], &objs[1], &objs[2], &rstrip))
         return NULL;
-    const unsigned char *data = view.buf, *end = data + view.len, *table = tview.buf;
-    Py_ssize_t tn = tview.len;
-    /* a line of k code points grows to at most 2k (rules 1, 2: 4 for 2) then 3 times that
-     * (rule 3), each at most 4 bytes in UTF-8; the output adds one LF per line */
-    if (view.len > PY_SSIZE_T_MAX / 64) {
-        PyBuffer_Release(&view);
-        PyBuffer_Release(&tview);
-        return PyErr_NoMemory();
+    static const char *names[3] = {"punctuation", "symbols", "numbers"};
+    Classes k = {{NULL, NULL, NULL}, {0, 0, 0}, NULL};
+    int got = 0;
+    PyObject *result = NULL;
+    Cps a = {0}, b = {0};
+    unsigned char *buf = NULL;
+    for (; got < 3; got++)
+        if (read_pairs(objs[got], names[got], &pv[got], &k, got) < 0)
+            goto done;
+    k.bmp = PyMem_Calloc(0x10000, 1);
+    if (!k.bmp) {
+        PyErr_NoMemory();
+        goto done;
     }
-    Py_ssize_t longest = 0;
-    for (const unsigned char *p = data; p < end;) {
-        const unsigned char *nl = memchr(p, '\n', (size_t)(end - p));
-        const unsigned char *e = nl ? nl : end;
-        if (e - p > longest)
-            longest = e - p;
-        p = nl ? nl + 1 : end;
+    for (int slot = 0; slot < 3; slot++) {
+        unsigned char bit = slot == 0 ? K_P : slot == 1 ? K_S : K_N;
+        for (Py_ssize_t r = 0; r < k.n[slot]; r++) {
+            uint32_t lo = k.pairs[slot][2 * r], hi = k.pairs[slot][2 * r + 1];
+            for (uint32_t cp = lo; cp <= hi && cp < 0x10000; cp++)
+                k.bmp[cp] |= bit;
+        }
     }
-    uint32_t *a = PyMem_Malloc((size_t)(longest + 1) * sizeof(uint32_t));
-    uint32_t *b = PyMem_Malloc((size_t)(2 * longest + 2) * sizeof(uint32_t));
-    uint32_t *c = PyMem_Malloc((size_t)(4 * longest + 4) * sizeof(uint32_t));
-    unsigned char *buf = PyMem_Malloc((size_t)(24 * view.len + 2));
-    if (!a || !b || !c || !buf) {
-        PyMem_Free(a);
-        PyMem_Free(b);
-        PyMem_Free(c);
-        PyMem_Free(buf);
-        PyBuffer_Release(&view);
-        PyBuffer_Release(&tview);
-        return PyErr_NoMemory();
+    const unsigned char *data = view.buf, *end = data + view.len;
+    /* the most a line can grow: every character a token of its own, plus the LF */
+    if (view.len > (PY_SSIZE_T_MAX - 2) / 2) {
+        PyErr_NoMemory();
+        goto done;
     }
-    Out w = {buf, buf, 0};
+    buf = PyMem_Malloc((size_t)(2 * view.len + 2));
+    if (!buf) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    unsigned char *o = buf;
     const unsigned char *line = data;
     while (line < end) {
         const unsigned char *nl = memchr(line, '\n', (size_t)(end - line));
         const unsigned char *s = line, *e = nl ? nl : end;
         line = nl ? nl + 1 : end;
-        Py_ssize_t n = 0;
+        if (nl && e > s && e[-1] == '\r')
+            e--;
+        /* decode */
+        a.n = 0;
+        if (cps_reserve(&a, e - s + 1) < 0 || cps_reserve(&b, 3 * (e - s) + 1) < 0) {
+            PyErr_NoMemory();
+            goto done;
+        }
         for (const unsigned char *p = s; p < e;) {
             Py_ssize_t len = char_len(p, e);
-            a[n++] = code_point(p, len);
+            uint32_t cp = len == 1 ? p[0] : code_point(p, len);
+            cps_push(&a, cp, class_of(&k, cp));
             p += len;
         }
-        while (n > 0 && Py_UNICODE_ISSPACE(a[n - 1]))  /* str.rstrip() */
-            n--;
-        n = intl_pairs(a, n, b, 0, table, tn);
-        n = intl_pairs(b, n, c, 1, table, tn);
-        w.line_start = w.o;
-        w.pend = 0;
-        for (Py_ssize_t i = 0; i < n; i++) {
-            uint32_t cp = c[i];
-            if (Py_UNICODE_ISSPACE(cp)) {
-                w.pend = 1;
-            } else if (intl_class(table, tn, cp) & I_S) {  /* rule 3: a token of its own */
-                w.pend = 1;
-                put_code_point(&w, cp);
-                w.pend = 1;
+        if (rstrip)
+            while (a.n > 0 && is_py_space(a.cp[a.n - 1]))
+                a.n--;
+        /* rule 1: ([^N])([P]) -> "\1 \2 " */
+        b.n = 0;
+        for (Py_ssize_t i = 0; i < a.n;) {
+            if (i + 1 < a.n && !(a.k[i] & K_N) && (a.k[i + 1] & K_P)) {
+                cps_push(&b, a.cp[i], a.k[i]);
+                cps_push(&b, ' ', 0);
+                cps_push(&b, a.cp[i + 1], a.k[i + 1]);
+                cps_push(&b, ' ', 0);
+                i += 2;
             } else {
-                put_code_point(&w, cp);
+                cps_push(&b, a.cp[i], a.k[i]);
+                i++;
             }
         }
-        *w.o++ = '\n';
+        /* rule 2: ([P])([^N]) -> " \1 \2" (back into a) */
+        if (cps_reserve(&a, 2 * b.n + 2) < 0) {
+            PyErr_NoMemory();
+            goto done;
+        }
+        a.n = 0;
+        for (Py_ssize_t i = 0; i < b.n;) {
+            if (i + 1 < b.n && (b.k[i] & K_P) && !(b.k[i + 1] & K_N)) {
+                cps_push(&a, ' ', 0);
+                cps_push(&a, b.cp[i], b.k[i]);
+                cps_push(&a, ' ', 0);
+                cps_push(&a, b.cp[i + 1], b.k[i + 1]);
+                i += 2;
+            } else {
+                cps_push(&a, b.cp[i], b.k[i]);
+                i++;
+            }
+        }
+        /* rule 3 and the split: a symbol is a token of its own, whitespace separates */
+        unsigned char *line_start = o;
+        int pend = 0;
+        for (Py_ssize_t i = 0; i < a.n; i++) {
+            uint32_t cp = a.cp[i];
+            if (is_py_space(cp)) {
+                pend = 1;
+                continue;
+            }
+            int symbol = (a.k[i] & K_S) != 0;
+            int sep = (pend || symbol) && o != line_start;
+            Py_ssize_t need = sep + (cp < 0x80 ? 1 : cp < 0x800 ? 2 : cp < 0x10000 ? 3 : 4) + 1;
+            if (o + need > buf + 2 * view.len + 2) {  /* cannot happen: a guard all the same */
+                PyErr_SetString(PyExc_RuntimeError, "intl: output overflow");
+                goto done;
+            }
+            if (sep)
+                *o++ = ' ';
+            pend = symbol;
+            o += put_utf8(o, cp);
+        }
+        *o++ = '\n';
     }
-    PyObject *result = PyBytes_FromStringAndSize((const char *)buf, w.o - buf);
-    PyMem_Free(a);
-    PyMem_Free(b);
-    PyMem_Free(c);
+    result = PyBytes_FromStringAndSize((const char *)buf, o - buf);
+done:
     PyMem_Free(buf);
+    PyMem_Free(a.cp);
+    PyMem_Free(a.k);
+    PyMem_Free(b.cp);
+    PyMem_Free(b.k);
+    PyMem_Free(k.bmp);
+    for (int g = 0; g < got; g++)
+        PyBuffer_Release(&pv[g]);
     PyBuffer_Release(&view);
-    PyBuffer_Release(&tview);
     return result;
 }
 
@@ -1250,17 +1359,255 @@ fail:
     return result;
 }
 
+/* ------------------------------------------------------------------ pooled references */
+
+/*
+ * pooled(chunks, n_seg, max_order, normalized) -> (rows, lengths)
+ *
+ * Each hypothesis (chunks[0], one per line) against every reference segment of the corpus
+ * pooled (chunks[1:], every line of every file): an n-gram's matches are min(its count in
+ * the hypothesis, its largest count in any one reference segment); the reference length
+ * is the pooled length closest to the hypothesis' (ties to the shorter). rows[i] =
+ * [m_1..m_N, l_1..l_N, hyp_len, ref_len]; lengths = every reference segment's length,
+ * file by file. Tokens are split as counts() splits them. One table of every reference
+ * n-gram (order, ids) holds its largest count in one segment; a hypothesis n-gram's k-th
+ * occurrence matches while k <= that count (sum over k of [k <= max] = min(count, max)).
+ */
+typedef struct {
+    uint64_t hash;
+    const uint32_t *key;     /* its ids */
+    int64_t last_ref, last_hyp;
+    uint32_t max, cur, hyp;
+    int32_t order;
+} PoolGram;
+
+static int compare_ssize(const void *a, const void *b)
+{
+    Py_ssize_t x = *(const Py_ssize_t *)a, y = *(const Py_ssize_t *)b;
+    return (x > y) - (x < y);
+}
+
+static PyObject *pooled(PyObject *self, PyObject *args)
+{
+    PyObject *seq;
+    Py_ssize_t n_seg;
+    int max_order, normalized = 0;
+    (void)self;
+    if (!PyArg_ParseTuple(args, "Oni|p:pooled", &seq, &n_seg, &max_order, &normalized))
+        return NULL;
+    if (max_order < 1 || max_order > 1000 || n_seg < 0) {
+        PyErr_SetString(PyExc_ValueError, "pooled: max_order must be 1..1000, n_seg >= 0");
+        return NULL;
+    }
+    PyObject *fast = PySequence_Fast(seq, "pooled: chunks must be a sequence of bytes");
+    if (!fast)
+        return NULL;
+    Py_ssize_t n_files = PySequence_Fast_GET_SIZE(fast);
+    if (n_files < 2) {
+        Py_DECREF(fast);
+        PyErr_SetString(PyExc_ValueError, "pooled: a hypothesis block and at least one reference block");
+        return NULL;
+    }
+    Py_buffer *views = PyMem_Calloc((size_t)n_files, sizeof(Py_buffer));
+    Split *split = PyMem_Calloc((size_t)n_files, sizeof(Split));
+    Vocab vocab = {0};
+    PoolGram *table = NULL;
+    int32_t *slots = NULL;
+    Py_ssize_t *lens = NULL, *sorted_lens = NULL;
+    PyObject *rows = NULL, *lengths = NULL, *result = NULL;
+    Py_ssize_t got = 0, n_lens = 0;
+    if (!views || !split) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    for (; got < n_files; got++)
+        if (PyObject_GetBuffer(PySequence_Fast_GET_ITEM(fast, got), &views[got], PyBUF_SIMPLE) < 0)
+            goto done;
+    Py_ssize_t all = 0, ref_grams = 0;
+    for (Py_ssize_t f = 0; f < n_files; f++) {
+        if (split_block(views[f].buf, views[f].len, n_seg, &split[f], f, normalized) < 0)
+            goto done;
+        all += split[f].n_tok;
+        if (f > 0)
+            ref_grams += split[f].n_tok * (Py_ssize_t)max_order;
+    }
+    /* one numbering of every token of the corpus */
+    if (vocab_start(&vocab, all) < 0) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    for (Py_ssize_t f = 0; f < n_files; f++) {
+        const unsigned char *base = views[f].buf, *bend = base + views[f].len;
+        for (Py_ssize_t t = 0; t < split[f].n_tok; t++) {
+            int64_t id = vocab_id(&vocab, base + split[f].off[t], split[f].len[t], bend);
+            if (id < 0) {
+                PyErr_NoMemory();
+                goto done;
+            }
+            split[f].ids[t] = (uint32_t)id;
+        }
+    }
+    if (ref_grams > INT32_MAX / 4) {
+        PyErr_SetString(PyExc_ValueError, "pooled: too many reference n-grams");
+        goto done;
+    }
+    Py_ssize_t size = 16;
+    while (size < 2 * ref_grams + 2)
+        size *= 2;
+    Py_ssize_t mask = size - 1, n_grams = 0;
+    table = PyMem_Malloc((size_t)(ref_grams + 1) * sizeof(PoolGram));
+    slots = PyMem_Malloc((size_t)size * sizeof(int32_t));
+    lens = PyMem_Malloc((size_t)((n_files - 1) * n_seg + 1) * sizeof(Py_ssize_t));
+    if (!table || !slots || !lens) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    for (Py_ssize_t x = 0; x < size; x++)
+        slots[x] = -1;
+    /* every reference segment's n-grams: their largest count in one segment */
+    int64_t segment_id = 0;
+    for (Py_ssize_t f = 1; f < n_files; f++) {
+        for (Py_ssize_t seg = 0; seg < n_seg; seg++, segment_id++) {
+            const uint32_t *r = split[f].ids + split[f].line_start[seg];
+            Py_ssize_t m = split[f].line_start[seg + 1] - split[f].line_start[seg];
+            lens[n_lens++] = m;
+            for (Py_ssize_t i = 0; i < m; i++) {
+                uint64_t hv = SEED;
+                for (int n = 1; n <= max_order && i + n <= m; n++) {
+                    hv = extend(hv, r[i + n - 1]);
+                    Py_ssize_t sl = (Py_ssize_t)(hv & (uint64_t)mask);
+                    for (;;) {
+                        int32_t g = slots[sl];
+                        if (g < 0) {
+                            table[n_grams] = (PoolGram){hv, r + i, segment_id, -1, 1, 1, 0, n};
+                            slots[sl] = (int32_t)n_grams++;
+                            break;
+                        }
+                        PoolGram *x = &table[g];
+                        if (x->hash == hv && x->order == n && same_ids(x->key, r + i, n)) {
+                            if (x->last_ref != segment_id) {
+                                x->last_ref = segment_id;
+                                x->cur = 0;
+                            }
+                            if (++x->cur > x->max)
+                                x->max = x->cur;
+                            break;
+                        }
+                        sl = (sl + 1) & mask;
+                    }
+                }
+            }
+        }
+    }
+    if (!(rows = PyList_New(n_seg)) || !(lengths = PyList_New(n_lens)))
+        goto done;
+    sorted_lens = PyMem_Malloc((size_t)(n_lens + 1) * sizeof(Py_ssize_t));
+    if (!sorted_lens) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    memcpy(sorted_lens, lens, (size_t)n_lens * sizeof(Py_ssize_t));
+    qsort(sorted_lens, (size_t)n_lens, sizeof(Py_ssize_t), compare_ssize);
+    for (Py_ssize_t k = 0; k < n_lens; k++) {
+        PyObject *v = PyLong_FromSsize_t(lens[k]);
+        if (!v)
+            goto done;
+        PyList_SET_ITEM(lengths, k, v);
+    }
+    for (Py_ssize_t seg = 0; seg < n_seg; seg++) {
+        const uint32_t *h = split[0].ids + split[0].line_start[seg];
+        Py_ssize_t c = split[0].line_start[seg + 1] - split[0].line_start[seg];
+        PyObject *row = PyList_New(2 * max_order + 2);
+        if (!row)
+            goto done;
+        PyList_SET_ITEM(rows, seg, row);
+        for (int n = 1; n <= max_order; n++) {
+            int64_t matched = 0;
+            for (Py_ssize_t i = 0; i + n <= c; i++) {
+                uint64_t hv = SEED;
+                for (int t = 0; t < n; t++)
+                    hv = extend(hv, h[i + t]);
+                Py_ssize_t sl = (Py_ssize_t)(hv & (uint64_t)mask);
+                for (;;) {
+                    int32_t g = slots[sl];
+                    if (g < 0)
+                        break;
+                    PoolGram *x = &table[g];
+                    if (x->hash == hv && x->order == n && same_ids(x->key, h + i, n)) {
+                        if (x->last_hyp != seg) {
+                            x->last_hyp = seg;
+                            x->hyp = 0;
+                        }
+                        if (++x->hyp <= x->max)
+                            matched++;
+                        break;
+                    }
+                    sl = (sl + 1) & mask;
+                }
+            }
+            PyList_SET_ITEM(row, n - 1, PyLong_FromLongLong(matched));
+            PyList_SET_ITEM(row, max_order + n - 1, PyLong_FromSsize_t(c >= n ? c - n + 1 : 0));
+        }
+        /* the closest pooled length, ties to the shorter: the neighbours of c in the sorted
+         * lengths */
+        Py_ssize_t best = -1, lo = 0, hi = n_lens;
+        while (lo < hi) {
+            Py_ssize_t mid = (lo + hi) / 2;
+            if (sorted_lens[mid] < c)
+                lo = mid + 1;
+            else
+                hi = mid;
+        }
+        if (lo < n_lens)
+            best = sorted_lens[lo];
+        if (lo > 0 && (best < 0 || c - sorted_lens[lo - 1] <= best - c))
+            best = sorted_lens[lo - 1];
+        PyList_SET_ITEM(row, 2 * max_order, PyLong_FromSsize_t(c));
+        PyList_SET_ITEM(row, 2 * max_order + 1, PyLong_FromSsize_t(best < 0 ? 0 : best));
+        for (Py_ssize_t x = 0; x < 2 * max_order + 2; x++)
+            if (!PyList_GET_ITEM(row, x))
+                goto done;
+    }
+    result = Py_BuildValue("(OO)", rows, lengths);
+done:
+    Py_XDECREF(rows);
+    Py_XDECREF(lengths);
+    if (split)
+        for (Py_ssize_t f = 0; f < n_files; f++) {
+            PyMem_Free(split[f].line_start);
+            PyMem_Free(split[f].off);
+            PyMem_Free(split[f].len);
+            PyMem_Free(split[f].ids);
+        }
+    if (views)
+        for (Py_ssize_t f = 0; f < got; f++)
+            PyBuffer_Release(&views[f]);
+    PyMem_Free(views);
+    PyMem_Free(split);
+    vocab_free(&vocab);
+    PyMem_Free(table);
+    PyMem_Free(slots);
+    PyMem_Free(lens);
+    PyMem_Free(sorted_lens);
+    Py_DECREF(fast);
+    return result;
+}
+
 static PyMethodDef methods[] = {
-    {"tokenize_intl", tokenize_intl, METH_VARARGS,
-     "tokenize_intl(data: bytes, table: bytes) -> bytes: sacreBLEU's intl tokens of every "
-     "line (rstrip, the three substitutions, split), joined by spaces, each line ended by LF; "
-     "table[cp] has bit 1 for punctuation, 2 for symbols, 4 for numbers."},
     {"script_counts", script_counts, METH_VARARGS,
      "script_counts(text: str, han, kana, hangul) -> (letters, han, kana, hangul): the counts "
      "of [^\\W\\d_] and of each tuple of (first, last) code point ranges."},
     {"tokenize", tokenize, METH_VARARGS,
      "tokenize(data: bytes, mode: int) -> bytes: every line's tokens joined by spaces, each "
      "line ended by LF (mode 0 = 13a, 1 = zh, 2 = char)."},
+    {"intl", intl, METH_VARARGS,
+     "intl(data: bytes, punctuation, symbols, numbers, rstrip: bool) -> bytes: every line's "
+     "tokens under mteval-v14's international rules with the given classes (uint32 pairs of "
+     "code points), joined by spaces, each line ended by LF."},
+    {"pooled", pooled, METH_VARARGS,
+     "pooled(chunks, n_seg, max_order, normalized=False) -> (rows, lengths): each hypothesis "
+     "against every reference segment of the corpus pooled: rows [m_1..m_N, l_1..l_N, "
+     "hyp_len, closest pooled length], and every reference segment's length."},
     {"counts", counts, METH_VARARGS,
      "counts(chunks, n_seg, max_order, per_segment, normalized=False) -> (matches, totals, "
      "hyp_len, ref_len, n_tokens, rows or None): exact BLEU statistics of line-aligned blocks "

@@ -64,7 +64,7 @@ from typing import Any, Callable, Sequence
 __all__ = [
     "Configuration", "BUILTIN", "DEFAULT_COMPARE", "CONFIG_SYNTAX", "parse_config", "with_reference",
     "ConfigRun", "Cause", "Decomposition", "CompareResult", "compare", "run_library", "library_points",
-    "segment_behind", "first_lines", "MAX_SHAPLEY",
+    "segment_behind", "first_lines", "MAX_SHAPLEY", "scaled",
 ]
 
 SMOOTH_TOOL = "bleu-smoothing-compute"
@@ -526,6 +526,17 @@ def _points_on_moses_tokens(cfg: Configuration, hyp_lines: Sequence[str],
             logging.disable(previous)
 
 
+def scaled(lib: Any, native: float) -> tuple[float, float]:
+    """``(bleu, points)``: an implementation's own number ``native`` (on its declared scale,
+    ``lib.native.scale``; the card's on 0-1 when ``lib`` is None) on the 0-1 and the 0-100
+    scales, as ``score --compare`` prints them: a 0-100 number is itself in points and
+    ``native / 100`` as bleu; a 0-1 number is itself as bleu and ``100 * native`` in points.
+    ``identify`` reads its candidates' numbers so too."""
+    if lib is not None and lib.native.scale == "0-100":
+        return native / 100, native
+    return native, 100 * native
+
+
 def run_library(cfg: Configuration, hyp_lines: Sequence[str],
                 ref_lines: Sequence[Sequence[str]]) -> float:
     """The real library's BLEU for ``cfg``, on the card's 0–1 scale.
@@ -569,242 +580,10 @@ def run_library(cfg: Configuration, hyp_lines: Sequence[str],
 # ---------------------------------------------------------------- statistics
 
 
-class _Statistics:
-    """Corpus and per-segment statistics per (tokenizer, lowercase), counted once each."""
-
-    def __init__(self, hyp_path: str, ref_paths: Sequence[str], max_order: int) -> None:
-        self.hyp_path, self.ref_paths, self.max_order = hyp_path, list(ref_paths), max_order
-        self._cache: dict[tuple[Any, ...], tuple[Any, list[list[int]]]] = {}
-        self._lengths: dict[tuple[str, str, bool], list[list[int]]] = {}
-        self._pooled: dict[tuple[str, str, bool], tuple[list[list[int]], list[int]]] = {}
-        self._tmp: tempfile.TemporaryDirectory[str] | None = None
-
-    def _lowered(self, path: str, index: int) -> str:
-        if self._tmp is None:
-            self._tmp = tempfile.TemporaryDirectory(prefix="bleu-compat-lc-")
-        # one file per source (a Moses tokenization's output is lowercased too, not only the
-        # files given)
-        made = self.__dict__.setdefault("_lowered_files", {})
-        target = made.setdefault((path, index),
-                                 os.path.join(self._tmp.name, f"lc-{len(made)}-{index}.txt"))
-        if not os.path.exists(target):
-            from bleu_compat.corpus_io import read_lines
-
-            lines = read_lines(path).lines
-            with open(target, "w", encoding="utf-8", newline="\n") as handle:
-                handle.write("".join(line.lower() + "\n" for line in lines))
-        return target
-
-    def _moses_paths(self, tok: str) -> tuple[str, list[str]]:
-        """(hypothesis, references) as files of our tokenizer.perl's output under the Moses
-        tokenization ``tok`` (its exact bytes: a line feed after each line), made once: the
-        Moses pipeline tokenizes the files, and everything after (case, whitespace, chop)
-        acts on what it printed."""
-        if self._tmp is None:
-            self._tmp = tempfile.TemporaryDirectory(prefix="bleu-compat-lc-")
-        from bleu_compat.corpus_io import read_lines
-        from bleu_compat.tokenizers.moses import tokenize_text, tokenizer_for
-
-        out = []
-        for k, path in enumerate([self.hyp_path, *self.ref_paths]):
-            target = os.path.join(self._tmp.name, f"{tok}-{k}.txt")
-            if not os.path.exists(target):
-                text = "".join(line + "\n" for line in read_lines(path).lines)
-                with open(target, "w", encoding="utf-8", newline="\n") as handle:
-                    handle.write(tokenize_text(text, tokenizer_for(tok)))
-            out.append(target)
-        return out[0], out[1:]
-
-    @staticmethod
-    def _library_tokenize(tok: str) -> Any:
-        """For a library's own tokenizer ``tok`` (not one of ours), its adapter's
-        ``tokenize_lines`` bound to ``tok``; None for ours."""
-        if tok in _TOKENIZERS or tok == "none":
-            return None
-        lib = next(x for x in _libraries() if tok in x.tokenizers)
-        adapter = lib.adapter_module()
-        return lambda lines: adapter.tokenize_lines(tok, lines)
-
-    def _library_tokenized(self, path: str, index: int, tok: str, lowercase: bool) -> str:
-        """A file of ``path``'s lines as a library's own tokenizer ``tok`` makes them (tokens
-        joined by one space), for the fast path to count with ``none``."""
-        if self._tmp is None:
-            self._tmp = tempfile.TemporaryDirectory(prefix="bleu-compat-lc-")
-        target = os.path.join(self._tmp.name, f"{tok}-{int(lowercase)}-{index}.txt")
-        if not os.path.exists(target):
-            from bleu_compat.corpus_io import read_lines
-
-            lines = read_lines(path).lines
-            if lowercase:
-                lines = [line.lower() for line in lines]
-            lib = next(x for x in _libraries() if tok in x.tokenizers)
-            tokens = lib.adapter_module().tokenize_lines(tok, lines)
-            with open(target, "w", encoding="utf-8", newline="\n") as handle:
-                handle.write("".join(" ".join(t) + "\n" for t in tokens))
-        return target
-
-    def ref_lengths(self, tok: str, lowercase: Any, whitespace: str = "python",
-                    chop: str = "off") -> list[list[int]]:
-        """Per segment, the length of each reference in tokens (in the order the files are
-        given), under the same text rules as :meth:`get` (a script's case, whitespace, chop)."""
-        key = ("ref-lengths", tok, lowercase, whitespace, chop)
-        if key not in self._lengths:
-            from bleu_compat.corpus_io import read_lines
-            from bleu_compat.text_rules import is_plain, rule_tokens
-
-            per_file = []
-            ref_paths, moses = self.ref_paths, _is_moses(tok)
-            if moses:
-                ref_paths, tok = self._moses_paths(tok)[1], "none"
-            for k, path in enumerate(ref_paths):
-                if not is_plain(lowercase, whitespace, chop):
-                    tokens = rule_tokens(path, tok, lowercase, whitespace, chop,
-                                         self._library_tokenize(tok))
-                    lengths = [len(t) for t in tokens]
-                elif tok not in _TOKENIZERS and tok != "none":  # a library's own tokenizer
-                    path = self._library_tokenized(path, k + 1, tok, lowercase)
-                    lengths = [len(line.split()) for line in read_lines(path).lines]
-                else:
-                    lengths = [len(config_tokens(line, tok, lowercase))
-                               for line in read_lines(path).lines]
-                per_file.append(lengths)
-            self._lengths[key] = [list(seg) for seg in zip(*per_file)]
-        return self._lengths[key]
-
-    def pooled(self, tok: str, lowercase: bool) -> tuple[list[list[int]], list[int]]:
-        """Per hypothesis, its row ``[m_1..m_N, l_1..l_N, hyp_len, ref_len]`` against every
-        reference of the corpus pooled (clipped by the largest count in any one reference;
-        the closest of all reference lengths, ties to the shorter), and the pooled lengths."""
-        key = ("pooled", tok, lowercase)
-        if key not in self._pooled:
-            from collections import Counter
-
-            from bleu_compat.corpus_io import read_lines
-
-            def tokens(path: str, index: int) -> list[list[str]]:
-                if _is_moses(tok):
-                    path = [self._moses_paths(tok)[0], *self._moses_paths(tok)[1]][index]
-                    return [config_tokens(line, "none", lowercase)
-                            for line in read_lines(path).lines]
-                if tok not in _TOKENIZERS and tok != "none":
-                    path = self._library_tokenized(path, index, tok, lowercase)
-                    return [line.split() for line in read_lines(path).lines]
-                return [config_tokens(line, tok, lowercase) for line in read_lines(path).lines]
-
-            n = self.max_order
-            pool = [t for k, path in enumerate(self.ref_paths) for t in tokens(path, k + 1)]
-            best: list[dict[tuple[str, ...], int]] = [{} for _ in range(n)]
-            for ref in pool:
-                for order in range(1, n + 1):
-                    b = best[order - 1]
-                    for g, count in Counter(tuple(ref[i:i + order])
-                                            for i in range(len(ref) - order + 1)).items():
-                        if count > b.get(g, 0):
-                            b[g] = count
-            lengths = [len(ref) for ref in pool]
-            distinct = sorted(set(lengths))
-
-            def closest(c: int) -> int:
-                # the closest pooled length, ties to the shorter (min by (|x - c|, x)), by bisection
-                import bisect
-
-                k = bisect.bisect_left(distinct, c)
-                near = distinct[max(0, k - 1):k + 1]
-                return min(near, key=lambda x: (abs(x - c), x))
-
-            rows = []
-            for hyp in tokens(self.hyp_path, 0):
-                matches, totals = [], []
-                for order in range(1, n + 1):
-                    counts = Counter(tuple(hyp[i:i + order]) for i in range(len(hyp) - order + 1))
-                    b = best[order - 1]
-                    matches.append(sum(min(c, b.get(g, 0)) for g, c in counts.items()))
-                    totals.append(max(0, len(hyp) - order + 1))
-                r = closest(len(hyp))
-                rows.append(matches + totals + [len(hyp), r])
-            self._pooled[key] = (rows, lengths)
-        return self._pooled[key]
-
-    def last_segment(self, tok: str, lowercase: Any, whitespace: str = "python",
-                     chop: str = "off") -> tuple[list[str], list[list[str]]]:
-        """The last segment's tokens: (hypothesis, [reference, ...]) (what NLTK's ``corpus_bleu``
-        hands its smoothing function as ``hypothesis`` and ``references``)."""
-        key = ("last", tok, lowercase, whitespace, chop)
-        if key not in self._lengths:
-            from bleu_compat.corpus_io import read_lines
-            from bleu_compat.text_rules import is_plain
-
-            paths = [self.hyp_path, *self.ref_paths]
-            if _is_moses(tok):
-                hyp_moses, refs_moses = self._moses_paths(tok)
-                paths, tok = [hyp_moses, *refs_moses], "none"
-            if not is_plain(lowercase, whitespace, chop):
-                from bleu_compat.text_rules import rule_tokens
-
-                sides = [rule_tokens(p, tok, lowercase, whitespace, chop,
-                                     self._library_tokenize(tok))[-1] for p in paths]
-            elif tok not in _TOKENIZERS and tok != "none":  # a library's own tokenizer
-                sides = [read_lines(self._library_tokenized(p, k, tok, lowercase)).lines[-1].split()
-                         for k, p in enumerate(paths)]
-            else:
-                sides = [config_tokens(read_lines(p).lines[-1], tok, lowercase) for p in paths]
-            self._lengths[key] = [sides[0], sides[1:]]  # type: ignore[list-item]
-        hyp, refs = self._lengths[key]
-        return hyp, refs  # type: ignore[return-value]
-
-    def get(self, tok: str, lowercase: Any, whitespace: str = "python",
-            chop: str = "off") -> tuple[Any, list[list[int]]]:
-        """(SufficientStats, rows ``[m_1..m_N, l_1..l_N, hyp_len, ref_len]`` per segment).
-
-        Under text rules other than Python's (:mod:`bleu_compat.text_rules`: a script's
-        case, whitespace and ``chop``) the tokens are made line by line and counted with
-        :func:`bleu_compat.stats.segment_stats`.
-        """
-        from bleu_compat.text_rules import is_plain
-
-        key = (tok, lowercase, whitespace, chop)
-        hyp_path, ref_paths = self.hyp_path, self.ref_paths
-        if key not in self._cache and _is_moses(tok):  # tokenizer.perl's output, then the rest
-            hyp_path, ref_paths = self._moses_paths(tok)
-            tok = "none"
-        if key not in self._cache and not is_plain(lowercase, whitespace, chop):
-            from bleu_compat.stats import SufficientStats, segment_stats
-            from bleu_compat.text_rules import rule_tokens
-
-            try:
-                own = self._library_tokenize(tok)
-                hyps = rule_tokens(hyp_path, tok, lowercase, whitespace, chop, own)
-                refs = [rule_tokens(p, tok, lowercase, whitespace, chop, own)
-                        for p in ref_paths]
-            except ValueError as exc:
-                raise UnreproducedError(str(exc)) from None
-            total = SufficientStats.zero(self.max_order)
-            rule_rows: list[list[int]] = []
-            for k, hyp in enumerate(hyps):
-                seg = segment_stats(hyp, [r[k] for r in refs if k < len(r)], max_order=self.max_order)
-                total = total + seg
-                rule_rows.append([*seg.matches, *seg.totals, seg.hyp_len, seg.ref_len])
-            self._cache[key] = (total, rule_rows)
-        if key not in self._cache:
-            from bleu_compat.stream import corpus_stats_files
-
-            hyp, refs = hyp_path, ref_paths
-            if tok not in _TOKENIZERS and tok != "none":  # a library's own tokenizer: its tokens
-                hyp = self._library_tokenized(hyp, 0, tok, lowercase)
-                refs = [self._library_tokenized(r, k + 1, tok, lowercase) for k, r in enumerate(refs)]
-                tok = "none"
-            elif lowercase:
-                hyp = self._lowered(hyp, 0)
-                refs = [self._lowered(r, k + 1) for k, r in enumerate(refs)]
-            rows: list[list[int]] = []
-            total = corpus_stats_files(hyp, refs, tokenize=tok, max_order=self.max_order,
-                                       on_segments=lambda first, block: rows.extend(block))
-            self._cache[key] = (total, rows)
-        return self._cache[key]
-
-    def close(self) -> None:
-        if self._tmp is not None:
-            self._tmp.cleanup()
+#: corpus and per-segment statistics per (tokenizer, case, whitespace, chop), counted once
+#: each, in bulk, by ``score``'s block counter (:mod:`bleu_compat.counting`; a Moses
+#: tokenization is tokenizer.perl's output, and the case and text rules act on it)
+from bleu_compat.counting import Statistics as _Statistics  # noqa: E402
 
 
 # ---------------------------------------------------------------- the models
@@ -858,10 +637,23 @@ class StatisticsKind:
     needs_lengths: bool = False
 
 
+def _hyp_lengths(counted: Counted) -> Sequence[int]:
+    """Each segment's hypothesis length: its row's ``hyp_len`` (rows that carry them as
+    ``hyp_lengths``, as identify's views of a lower max order do, need not be cut)."""
+    known = getattr(counted.rows, "hyp_lengths", None)
+    if known is not None:
+        return known  # type: ignore[no-any-return]
+    n = counted.max_order
+    return [row[2 * n] for row in counted.rows]
+
+
 def _floor_totals(stats: Stats, counted: Counted) -> Stats:
     # each segment's order-k total is at least 1: a hypothesis shorter than k tokens adds 1
     n = counted.max_order
-    extra = [sum(1 for row in counted.rows if row[2 * n] < order) for order in range(1, n + 1)]
+    short = [c for c in _hyp_lengths(counted) if c < n]
+    if not short:  # no hypothesis shorter than an order: no total changes
+        return stats
+    extra = [sum(1 for c in short if c < order) for order in range(1, n + 1)]
     return dict(stats, totals=[t + x for t, x in zip(stats["totals"], extra)])
 
 
@@ -872,9 +664,8 @@ def _first_closest(c: int, lengths: list[int]) -> int:
 
 def _first_reference_ties(stats: Stats, counted: Counted) -> Stats:
     # the first listed of the references closest in length (the card: the shorter)
-    n = counted.max_order
-    r = sum(_first_closest(row[2 * n], lengths)
-            for row, lengths in zip(counted.rows, counted.ref_lengths()))
+    r = sum(_first_closest(c, lengths)
+            for c, lengths in zip(_hyp_lengths(counted), counted.ref_lengths()))
     return dict(stats, reference_length=r)
 
 
@@ -1747,9 +1538,8 @@ def compare(hypothesis: str, references: Sequence[str],
                 raise ValueError(f"{c.name}: {why}")
             refused.append((c, why))
             continue
-        on_100 = lib is not None and lib.native.scale == "0-100"
-        bleu = points / 100 if on_100 else points
-        runs.append(ConfigRun(c, bleu, points if on_100 else 100 * bleu))
+        bleu, shown = scaled(lib, points)
+        runs.append(ConfigRun(c, bleu, shown))
     cfgs = [run.config for run in runs]
     mismatches = _token_check(cfgs, hypothesis, hyp_lines, references, ref_lines, progress)
     moses_mismatches, notes = _moses_check(cfgs, hypothesis, hyp_lines, references, ref_lines,

@@ -27,13 +27,17 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-__all__ = ["CASES", "WHITESPACES", "CHOPS", "rule_tokens", "is_plain"]
+__all__ = ["CASES", "WHITESPACES", "CHOPS", "rule_tokens", "is_plain", "placeholders",
+           "read_rule_lines", "PYTHON_WHITESPACE"]
 
 CASES = (False, True, "ascii", "perl")
 WHITESPACES = ("python", "perl", "ascii")
 CHOPS = ("off", "byte", "char")
 
-_PYTHON_WS = "".join(chr(c) for c in range(0x110000) if chr(c).isspace())
+#: the 29 characters for which ``str.isspace()`` holds (a test derives them from every code point)
+PYTHON_WHITESPACE = ("\t\n\x0b\x0c\r\x1c\x1d\x1e\x1f \x85\xa0\u1680\u2000\u2001\u2002\u2003"
+                     "\u2004\u2005\u2006\u2007\u2008\u2009\u200a\u2028\u2029\u202f\u205f\u3000")
+_PYTHON_WS = PYTHON_WHITESPACE
 _ASCII_WS = "\t\n\x0b\x0c\r "
 _PERL_WS = "".join(c for c in _PYTHON_WS if c not in "\x1c\x1d\x1e\x1f")
 _PLACEHOLDER_BASE = 0xF0000
@@ -45,13 +49,18 @@ def is_plain(case: Any, whitespace: str, chop: str) -> bool:
     return case in (False, True) and whitespace == "python" and chop == "off"
 
 
-def _placeholders(whitespace: str) -> dict[str, str]:
+def placeholders(whitespace: str) -> dict[str, str]:
+    """Python's whitespace that ``whitespace``'s rules do not split at -> its private-use
+    placeholder (U+F0000 on: no tokenizer's whitespace, digit, punctuation or symbol)."""
     keep = {"python": _PYTHON_WS, "perl": _PERL_WS, "ascii": _ASCII_WS}[whitespace]
     return {c: chr(_PLACEHOLDER_BASE + k)
             for k, c in enumerate(c for c in _PYTHON_WS if c not in keep)}
 
 
-def _lines(path: str | Path, chop: str) -> list[str]:
+def read_rule_lines(path: str | Path, chop: str) -> list[str]:
+    """The file's lines as a script reads them: LF ends a line, a CR before it is dropped, and
+    ``chop`` (``"byte"``/``"char"``) drops the last byte or character of a last line without
+    LF (bytes that are not UTF-8 then are surrogate escapes)."""
     data = Path(path).read_bytes()
     ends_with_newline = data.endswith(b"\n")
     raw = data.split(b"\n")
@@ -95,12 +104,12 @@ def rule_tokens(path: str | Path, tokenize: str, case: Any, whitespace: str,
 
     if case not in CASES or whitespace not in WHITESPACES or chop not in CHOPS:
         raise ValueError(f"unknown text rules {case!r}, {whitespace!r}, {chop!r}")
-    ph = _placeholders(whitespace)
+    ph = placeholders(whitespace)
     back = {v: k for k, v in ph.items()}
     table = str.maketrans(ph)
     undo = str.maketrans(back)
     prepared = []
-    for k, line in enumerate(_lines(path, chop), 1):
+    for k, line in enumerate(read_rule_lines(path, chop), 1):
         if back and any(c in line for c in back):
             raise ValueError(f"{path} line {k} holds a private-use character U+F00xx that the "
                              "decomposition uses to mark whitespace")

@@ -82,25 +82,34 @@ def test_gate_refuses_an_endless_baseline_or_report(which: str) -> None:
     assert "Traceback" not in proc.stderr
 
 
-def test_identify_stopped_by_sigterm_leaves_no_copies(tmp_path: Path) -> None:
-    """SIGTERM (what `timeout` and process managers send) while identify counts: exit 143 and
-    its temporary copies of the inputs removed (they are as large as the inputs)."""
+def test_identify_writes_no_copies_and_stops_on_sigterm(tmp_path: Path) -> None:
+    """identify counts in memory: it writes nothing to the temporary directory (no copy of
+    the inputs to leave behind), and SIGTERM (what `timeout` and process managers send)
+    while it counts ends it with exit 143."""
     import signal
     import time
 
     corpus = tmp_path / "corpus.txt"
-    corpus.write_text(("a b c d e f g . , - " * 2000 + "\n") * 40, encoding="utf-8")
+    corpus.write_text(("a b c d e f g . , - " * 2000 + "\n") * 200, encoding="utf-8")
     scratch = tmp_path / "tmp"
     scratch.mkdir()
     env = dict(os.environ, TMPDIR=str(scratch))
     proc = subprocess.Popen([sys.executable, "-m", "bleu_compat", "identify", "28.3", str(corpus),
                              "-i", str(corpus)], cwd=ROOT, env=env, stdout=subprocess.DEVNULL,
                             stderr=subprocess.PIPE, text=True)
+    ticks = os.sysconf("SC_CLK_TCK")
     try:
-        for _ in range(600):  # until the search has made its copies (at most 60 s)
-            if any(scratch.iterdir()) or proc.poll() is not None:
+        for _ in range(3000):  # until it has counted for a while (1 s of CPU), at most 60 s
+            if proc.poll() is not None:
                 break
-            time.sleep(0.1)
+            try:
+                fields = Path(f"/proc/{proc.pid}/stat").read_text().rsplit(")", 1)[1].split()
+            except OSError:
+                break
+            if int(fields[11]) / ticks >= 1.0:  # utime
+                break
+            assert list(scratch.iterdir()) == []
+            time.sleep(0.02)
         if proc.poll() is not None:
             pytest.skip("the search ended before it could be stopped")
         proc.send_signal(signal.SIGTERM)

@@ -177,23 +177,6 @@ def test_kernel_intl_equals_reference_on_every_short_string() -> None:
     assert _block_tokens(lines, "intl") == [reference.intl(line.rstrip()) for line in lines]
 
 
-def test_intl_table_holds_the_reference_classes() -> None:
-    """The kernel's table (one byte per code point) is the reference's three classes, which
-    are disjoint (general categories P*, S*, N*)."""
-    from bleu_compat.tokenizers import unicode_tables as t
-    from bleu_compat.tokenizers.block import intl_table
-
-    table = intl_table()
-    assert len(table) == 0x110000
-    want = bytearray(0x110000)
-    for bit, ranges in ((1, t.PUNCTUATION), (2, t.SYMBOL), (4, t.NUMBER)):
-        for a, b in ranges:
-            for cp in range(a, b + 1):
-                assert want[cp] == 0, hex(cp)
-                want[cp] = bit
-    assert table == bytes(want)
-
-
 # --- documented facts --------------------------------------------------------------------
 
 def test_there_are_29_whitespace_characters_and_the_kernel_splits_on_exactly_those() -> None:

@@ -45,6 +45,7 @@ COMMANDS = (
         "whitespace, no smoothing, multi-bleu.perl's line)",
     ),
     ("identify", "bleu_compat.cli.identify", "which configurations produce a given BLEU number"),
+    ("audit", "bleu_compat.cli.audit", "which configuration gives each number of a results table"),
     ("serve", "bleu_compat.cli.serve", "serve the tools over HTTP (uvicorn)"),
     (
         "crosscheck", "bleu_compat.cli.crosscheck",

@@ -1,11 +1,13 @@
-"""Command ``identify``: which configurations produce a given BLEU number (issue 23 item 7).
+"""Command ``identify``: which configurations produce a given BLEU number (issues 23 and 33).
 
 ``bleu-compat identify SCORE REF... -i SYS...`` lists every configuration (implementation,
-releases, tokenizer, case, smoothing, effective order, max order) whose number on the
-files rounds to SCORE at the decimals SCORE was given with, most common first, each with
-its signature and the ``--compare`` spec that runs it; "none" is an answer (exit 0).
-Bad input (not a number, outside [0, 100], a file that cannot be read): one line, exit 2.
-The search is :func:`bleu_compat.identify.identify`.
+releases, tokenizer, case, smoothing, effective order, max order, and with several
+references the subset of them) whose number on the files is SCORE, most common first, each
+with its own number, its signature and the ``--compare`` spec that runs it; "none" is an
+answer (exit 0), with the nearest numbers. How SCORE was read (rounded at its decimals, or
+a double matched exactly: ``--exact``) is the first line. Bad input (not a number, outside
+[0, 100], a file that cannot be read): one line, exit 2. The search is
+:func:`bleu_compat.identify.search`.
 """
 
 from __future__ import annotations
@@ -16,7 +18,7 @@ from typing import Any
 
 from bleu_compat.cli.usage import report_usage_errors
 
-__all__ = ["register", "cmd_identify"]
+__all__ = ["register", "cmd_identify", "match_json", "refusal_line", "unscored_lines"]
 
 #: rows the text output shows before "... and N more" (``--all`` shows every row)
 SHOWN = 25
@@ -29,10 +31,15 @@ def register(subparsers: Any) -> None:
         description=(
             "Which configurations produce SCORE on these files? Every registered implementation "
             "(its dialect model: installed or not) x its releases where they differ x tokenizer "
-            "x case x smoothing x effective order x max order 1-4 is computed from statistics "
-            "counted once per tokenizer and case; each configuration whose number rounds to "
-            "SCORE at the decimals given is listed, most common first. A SCORE of at most 1 is "
-            "read on the 0-1 scale, above 1 as BLEU points (0-100), unless --scale says."),
+            "x case x smoothing x effective order x max order 1-4, against the references and "
+            "each non-empty subset of them, is computed from statistics counted once per "
+            "tokenizer and case; each configuration whose own number (on the scale it prints, "
+            "as score --compare prints it) is SCORE is listed, most common first. SCORE with d "
+            "decimals matches what rounds to it at d decimals (half to even on the binary "
+            "value, as Python and printf print); a SCORE that is a whole double (15 or more "
+            "significant digits, its shortest repr) matches that double exactly; --exact reads "
+            "any SCORE so. A SCORE of at most 1 is read on the 0-1 scale, above 1 as BLEU "
+            "points (0-100), unless --scale says."),
     )
     p.add_argument("score", metavar="SCORE", type=_score_text,
                    help="the published score, as printed (e.g. 23.38)")
@@ -45,14 +52,20 @@ def register(subparsers: Any) -> None:
                    "are searched too; without it they are listed under 'not searched'")
     p.add_argument("--scale", choices=("0-1", "0-100"), default=None,
                    help="the scale SCORE is on (default: decided by its value)")
+    reading = p.add_mutually_exclusive_group()
+    reading.add_argument("--exact", dest="exact", action="store_const", const=True, default=None,
+                         help="SCORE is a double: match it exactly (0.0 is zero, not 'one decimal')")
+    reading.add_argument("--rounded", dest="exact", action="store_const", const=False,
+                         help="SCORE is rounded at its decimals, however many it has")
+    p.add_argument("--no-subsets", action="store_true",
+                   help="with several references, search all of them only (not each subset)")
     p.add_argument("--format", choices=("text", "json"), default="text", help="output format")
     p.add_argument("--all", action="store_true", help=f"list every match (text shows {SHOWN})")
     p.set_defaults(func=cmd_identify)
     report_usage_errors(p)
 
 
-#: the most decimals a SCORE is matched at (the rounding is JavaScript's toFixed, 0 to 100 digits)
-MAX_DECIMALS = 100
+from bleu_compat.identify import MAX_DECIMALS  # noqa: E402  (the most decimals a SCORE is read with)
 
 
 def _score_text(text: str) -> str:
@@ -76,10 +89,10 @@ def _error(message: str) -> int:
 
 def cmd_identify(args: argparse.Namespace) -> int:
     from bleu_compat.corpus_io import CorpusReadError
-    from bleu_compat.identify import parse_score, search
+    from bleu_compat.identify import Searcher, parse_score
 
     try:
-        parse_score(args.score, args.scale)
+        reading = parse_score(args.score, args.scale, exact=args.exact)
     except ValueError as exc:
         return _error(str(exc))
     language = None
@@ -97,17 +110,18 @@ def cmd_identify(args: argparse.Namespace) -> int:
     import signal
 
     def terminate(signum: int, frame: Any) -> None:
-        raise SystemExit(128 + signum)  # so that the search's temporary copies are removed
+        raise SystemExit(128 + signum)  # a clean exit status, as the shell reports a signal
 
     try:
         signal.signal(signal.SIGTERM, terminate)
     except ValueError:  # not the main thread (an API caller): its own handling stands
         pass
+    searcher = Searcher()
     results = []
     for system in args.input:
         try:
-            results.append(search(system, args.refs, language=language).matching(
-                args.score, args.scale))
+            results.append(searcher.search(system, args.refs, subsets=not args.no_subsets,
+                                           language=language).matching(reading))
         except ValueError as exc:
             return _error(str(exc))
         except CorpusReadError as exc:
@@ -126,39 +140,105 @@ def cmd_identify(args: argparse.Namespace) -> int:
     return 0
 
 
-def _as_json(r: Any) -> dict[str, Any]:
+def match_json(m: Any, all_refs: tuple[str, ...]) -> dict[str, Any]:
+    """One match as JSON (``identify --format json``, ``audit``)."""
     return {
-        "score": r.score, "decimals": r.decimals, "scale": r.scale, "scale_note": r.scale_note,
-        "system": r.system, "references": list(r.references), "searched": r.searched,
-        "tokenizations": r.tokenizations, "not_searched": list(r.not_searched),
-        "matches": [{
-            "implementation": m.implementation, "releases": list(m.releases),
-            "spec": m.config.name, "signature": m.signature(), "bleu": m.bleu, "points": m.points,
-            "settings_changed_from_default": m.differences,
-        } for m in r.matches],
+        "implementation": m.implementation, "releases": list(m.releases),
+        "spec": m.config.name, "signature": m.signature(), "native": m.native,
+        "native_scale": m.native_scale, "bleu": m.bleu, "points": m.points,
+        "references": list(m.references), "all_references": m.references == all_refs,
+        "settings_changed_from_default": m.differences,
     }
 
 
+def refusal_line(f: Any, all_refs: tuple[str, ...]) -> str:
+    """``hf-bleu (HF evaluate bleu 2022.7.5, 12 configurations, e.g. hf-bleu): raises ...``"""
+    from bleu_compat.identify import _span
+
+    where = "" if f.references == all_refs else f" against {', '.join(f.references)} only"
+    releases = f" {_span(f.releases)}" if f.releases else ""
+    return (f"{f.implementation}{releases} ({f.configurations} configuration"
+            f"{'s' if f.configurations != 1 else ''}, e.g. {f.example}){where}: {f.what}")
+
+
+def unscored_lines(r: Any) -> list[str]:
+    """One line per implementation and what its library does, for the configurations whose
+    arithmetic would give the score but whose library does not score these files."""
+    groups: dict[tuple[str, str], list[Any]] = {}
+    for m, what in r.unscored:
+        groups.setdefault((m.implementation, what), []).append(m)
+    out = []
+    for (impl, what), ms in groups.items():
+        n = len(ms)
+        numbers = sorted({_value(m, r.scale) for m in ms})
+        shown = ", ".join(numbers[:3]) + (", ..." if len(numbers) > 3 else "")
+        out.append(f"not an answer: {n} configuration{'s' if n != 1 else ''} of {impl} (e.g. "
+                   f"{ms[0].config.name}, {ms[0].release_label}) would give {shown} by the "
+                   f"arithmetic, but on these files the library does not score: {what}")
+    return out
+
+
+def _as_json(r: Any) -> dict[str, Any]:
+    return {
+        "score": r.score, "read": {"exact": r.reading.exact, "value": r.reading.value,
+                                   "decimals": r.decimals, "how": r.reading.how},
+        "decimals": r.decimals, "scale": r.scale, "scale_note": r.scale_note,
+        "system": r.system, "references": list(r.references), "searched": r.searched,
+        "tokenizations": r.tokenizations, "not_searched": list(r.not_searched),
+        "matches": [match_json(m, r.references) for m in r.matches],
+        "closest": [match_json(m, r.references) for m in r.closest],
+        "refused": [{"implementation": f.implementation, "releases": list(f.releases),
+                     "does": f.what, "configurations": f.configurations,
+                     "references": list(f.references), "example": f.example}
+                    for f in r.refused],
+        "unscored": [dict(match_json(m, r.references), does=what) for m, what in r.unscored],
+    }
+
+
+def _value(m: Any, scale: str) -> str:
+    from bleu_compat.jsonio import js_number_str
+
+    return js_number_str(m.on(scale))
+
+
 def _as_text(r: Any, show_all: bool) -> str:
-    lines = [f"identify {r.score} ({r.scale_note}; {r.decimals} decimal"
-             f"{'s' if r.decimals != 1 else ''}) on {r.system} against {', '.join(r.references)}",
+    lines = [f"identify {r.score} ({r.scale_note}; {r.reading.how}) on {r.system} against "
+             f"{', '.join(r.references)}",
              f"searched {r.searched} configurations on {r.tokenizations} tokenizations "
              "(implementations x releases x tokenizer x case x smoothing x effective order x "
-             "max order 1-4; dialect models on statistics counted once per tokenizer and case)"]
+             "max order 1-4" + (" x reference subsets" if len(r.references) > 1 else "") +
+             "; dialect models on statistics counted once per tokenizer and case)"]
     if not r.matches:
         lines.append(f"none: no configuration searched gives {r.score}")
+        if r.closest:
+            lines.append("closest:")
+            lines += _rows(r, r.closest)
     else:
         lines.append(f"{len(r.matches)} configuration{'s' if len(r.matches) != 1 else ''} give "
                      f"{r.score} (most common first: fewest settings changed from the "
-                     "implementation's defaults):")
+                     "implementation's defaults; each its own number):")
         rows = r.matches if show_all else r.matches[:SHOWN]
-        width = max(len(m.config.name) for m in rows)
-        for m in rows:
-            value = m.points if r.scale == "0-100" else m.bleu
-            lines.append(f"  {value:.6f}  {m.config.name:<{width}}  {m.implementation} "
-                         f"{m.release_label}  {m.signature()}")
+        lines += _rows(r, rows)
         if len(rows) < len(r.matches):
             lines.append(f"  ... and {len(r.matches) - len(rows)} more (--all lists them)")
+    lines += unscored_lines(r)
+    if r.refused:
+        n = sum(f.configurations for f in r.refused)
+        impls = sorted({f.implementation for f in r.refused})
+        lines.append(f"{n} configuration{'s' if n != 1 else ''} of {', '.join(impls)} not scored "
+                     "on these files (the library raises or refuses; --format json lists them)")
     for note in r.not_searched:
         lines.append(f"not searched: {note}")
     return "\n".join(lines)
+
+
+def _rows(r: Any, rows: Any) -> list[str]:
+    width = max(len(m.config.name) for m in rows)
+    numbers = [_value(m, r.scale) for m in rows]
+    nwidth = max(map(len, numbers))
+    out = []
+    for m, number in zip(rows, numbers):
+        refs = "" if m.references == r.references else f"  [references: {', '.join(m.references)}]"
+        out.append(f"  {number:<{nwidth}}  {m.config.name:<{width}}  {m.implementation} "
+                   f"{m.release_label}  {m.signature()}{refs}")
+    return out

@@ -24,13 +24,11 @@ sacreBLEU, line by line):
   four substitutions on the bytes (they test ASCII characters only), the
   split. (``-\\n`` and ``\\n`` cannot occur inside a line read from a file.)
 * ``zh`` and ``char``: the C kernel per line.
-* ``intl`` (sacreBLEU 2.x's, the ``regex`` classes): the C kernel's
-  ``tokenize_intl`` per line: ``rstrip``, the three substitutions as scans of
-  non-overlapping matches on the code points, the split; the classes are the
-  ones the reference uses (:mod:`bleu_compat.tokenizers.unicode_tables`),
-  handed to it as a table of one byte per code point (:func:`intl_table`).
-* ``intl`` of a release before 2.0.0, or no C kernel: the reference tokenizer
-  line by line, joined.
+* ``intl`` (both sacreBLEU 2.x's classes and 1.x's ``unicodedata`` ones): the C
+  kernel's ``intl`` with the classes as code point ranges (:func:`intl_classes`;
+  1.x's, from the running Python's ``unicodedata``, are looked up only for the
+  characters the block holds: the rules test no other).
+* No C kernel: the reference tokenizer line by line, joined.
 
 The C kernel (``bleu_compat._ckernel``, built at install from
 ``bleu_compat/_ckernel.c``) is optional: without it, or with the
@@ -50,8 +48,8 @@ if TYPE_CHECKING:
 from ..corpus_io import decode_block
 from .releases import variant
 
-__all__ = ["kernel", "missing_kernel_note", "tokenize_block", "block_token_lists", "lowercase_block", "C_TOKENIZERS",
-           "intl_table"]
+__all__ = ["kernel", "missing_kernel_note", "tokenize_block", "block_token_lists", "lowercase_block",
+           "C_TOKENIZERS", "intl_classes", "intl_block"]
 
 #: the tokenizers the C kernel does (``none`` needs no tokenizing, only its split)
 C_TOKENIZERS = {"13a": 0, "zh": 1, "char": 2}
@@ -86,22 +84,6 @@ def missing_kernel_note() -> str | None:
                 "(pip install -e . in the checkout) or run the installed command elsewhere")
     return ("the C kernel was not built when bleu-compat was installed (no C compiler?): the "
             "pure-Python path runs, with the same numbers, several times slower")
-
-
-@functools.lru_cache(maxsize=1)
-def intl_table() -> bytes:
-    """One byte per code point (U+0000 to U+10FFFF) of intl's classes: bit 1 punctuation
-    (``\\p{P}``), 2 symbol (``\\p{S}``), 4 number (``\\p{N}``), from
-    :mod:`bleu_compat.tokenizers.unicode_tables` (the reference's classes)."""
-    from . import unicode_tables as t
-
-    table = bytearray(0x110000)
-    # the three are general categories (P*, S*, N*): no code point is in two of them
-    for bit, ranges in ((1, t.PUNCTUATION), (2, t.SYMBOL), (4, t.NUMBER)):
-        mark = bytes((bit,))
-        for first, last in ranges:
-            table[first:last + 1] = mark * (last - first + 1)
-    return bytes(table)
 
 
 def lowercase_block(data: bytes) -> bytes:
@@ -157,8 +139,8 @@ def tokenize_block(data: bytes, name: str, *, lowercase: bool = False,
     k = kernel() if use_kernel else None
     if k is not None and kind in C_TOKENIZERS:
         return k.tokenize(data, C_TOKENIZERS[kind])
-    if k is not None and kind == "intl":
-        return k.tokenize_intl(data, intl_table())  # type: ignore[no-any-return]
+    if k is not None and kind in ("intl", "intl-unicodedata"):
+        return intl_block(data, "regex" if kind == "intl" else "unicodedata", rstrip=True)
     from .releases import tokenizer_for
 
     tokenizer = tokenizer_for(name, release)
@@ -184,3 +166,66 @@ def block_token_lists(data: bytes, name: str, *, lowercase: bool = False,
         decode_block(data)  # raises the reading rules' error
         raise  # pragma: no cover - decode_block raised
     return [line.split(" ") if line else [] for line in text.split("\n")[:-1]]
+
+
+@functools.lru_cache(maxsize=1)
+def _regex_pairs() -> tuple[bytes, bytes, bytes]:
+    from array import array
+
+    from . import unicode_tables as t
+
+    def pairs(ranges: Any) -> bytes:
+        return array("I", [x for pair in ranges for x in pair]).tobytes()
+
+    return pairs(t.PUNCTUATION), pairs(t.SYMBOL), pairs(t.NUMBER)
+
+
+def intl_classes(source: str, data: bytes = b"") -> tuple[bytes, bytes, bytes]:
+    """intl's punctuation, symbol and number classes as the C kernel takes them (native
+    uint32 ``(first, last)`` pairs, sorted).
+
+    Args:
+        source: ``"regex"``: sacreBLEU 2.x's (:mod:`bleu_compat.tokenizers.unicode_tables`);
+            ``"unicodedata"``: sacreBLEU 1.x's and tensor2tensor's, from the running
+            Python (:func:`bleu_compat.tokenizers.reference.unicodedata_classes`:
+            punctuation ``P*`` but the backslash, symbols ``S*``, numbers the decimal
+            digits ``re``'s ``\\d`` matches), for the characters of the UTF-8 ``data`` only.
+
+    Raises:
+        ValueError: an unknown source; UnicodeDecodeError: ``data`` is not UTF-8.
+    """
+    if source == "regex":
+        return _regex_pairs()
+    if source != "unicodedata":
+        raise ValueError(f"intl classes: {source!r} is not regex or unicodedata")
+    import sys
+    import unicodedata
+    from array import array
+
+    found: tuple[list[int], list[int], list[int]] = ([], [], [])
+    for ch in sorted(set(data.decode("utf-8"))):
+        cp = ord(ch)
+        if cp >= sys.maxunicode:  # those releases' tables stopped before sys.maxunicode
+            continue
+        cat = unicodedata.category(ch)
+        if cat[0] == "P" and ch != "\\":
+            found[0].extend((cp, cp))
+        elif cat[0] == "S":
+            found[1].extend((cp, cp))
+        if ch.isdecimal():
+            found[2].extend((cp, cp))
+    return tuple(array("I", f).tobytes() for f in found)  # type: ignore[return-value]
+
+
+def intl_block(data: bytes, source: str, *, rstrip: bool) -> bytes:
+    """The token block of ``data`` under intl's rules with :func:`intl_classes` ``(source)``
+    (the C kernel; ``rstrip``: each line stripped at its end first, as sacreBLEU does and
+    tensor2tensor's ``bleu_tokenize`` does not).
+
+    Raises:
+        RuntimeError: the C kernel is not built.
+    """
+    k = kernel()
+    if k is None:
+        raise RuntimeError("intl_block needs the C kernel")
+    return k.intl(data, *intl_classes(source, data), rstrip)

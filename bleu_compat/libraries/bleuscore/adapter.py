@@ -32,7 +32,7 @@ from typing import Any, Sequence
 from bleu_compat.libraries import AdapterResult, NotRepresentable, dispatch
 from bleu_compat.rounding import to_fixed
 
-__all__ = ["run", "score_lines", "check_release", "compute", "tokenize_lines", "TOKENIZERS"]
+__all__ = ["tokenize_block", "run", "score_lines", "check_release", "compute", "tokenize_lines", "TOKENIZERS"]
 
 LIBRARY = "bleuscore"
 #: the tokenizer the decomposition takes from here: ``tok=bleuscore-13a``, its 13a as modelled
@@ -235,6 +235,29 @@ def tokenize_lines(name: str, lines: Sequence[str]) -> list[list[str]]:
     if name not in TOKENIZERS:
         raise ValueError(f"bleuscore has no tokenizer {name!r}")
     return [[_whole(t) for t in tokenize_13a_copy(line, "rust")] for line in lines]
+
+
+def tokenize_block(name: str, data: bytes) -> bytes:
+    """:func:`tokenize_lines` on every line of a UTF-8 block at once (one line of tokens per
+    line, split by Python's whitespace): on lines read from a file, evaluate's 13a copy gives
+    sacreBLEU's 13a tokens (:mod:`bleu_compat.libraries.hf_bleu.model`) split at Rust's
+    whitespace, which is Python's less U+001C..U+001F: those four are first spelled as
+    private-use placeholders (:func:`bleu_compat.text_rules.placeholders`, no tokenizer's
+    whitespace or punctuation), then ``score``'s 13a tokenizes the block.
+
+    Raises:
+        ValueError: an unknown tokenizer name.
+    """
+    from bleu_compat.text_rules import placeholders
+    from bleu_compat.tokenizers.block import tokenize_block as ours
+
+    if name not in TOKENIZERS:
+        raise ValueError(f"bleuscore has no tokenizer {name!r}")
+    for character, mark in placeholders("perl").items():  # Python's less U+001C..U+001F
+        code = character.encode("utf-8")
+        if code in data:
+            data = data.replace(code, mark.encode("utf-8"))
+    return ours(data, "13a")
 
 
 def score_lines(cfg: Any, hyp_lines: Sequence[str], ref_lines: Sequence[Sequence[str]]) -> float:

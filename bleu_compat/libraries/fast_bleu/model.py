@@ -45,7 +45,7 @@ from bleu_compat.harness.dialect import (
 )
 from bleu_compat.harness.truth import ngram_counts, to_fixed
 
-__all__ = ["evaluate", "fast_bleu_score", "pooled_statistics"]
+__all__ = ["corpus_outcome", "evaluate", "fast_bleu_score", "pooled_statistics"]
 
 Request = dict[str, Any]
 
@@ -192,3 +192,18 @@ def evaluate(tool_id: str, mode: str, request: Request, on: frozenset[str],
              cache: dict[Any, Any]) -> dict[str, Any]:
     """fast-bleu's dialect on a valid card ``request``: the card with the models in ``on``."""
     return _TOOLS[tool_id](mode, request, on, cache)
+
+
+def corpus_outcome(facts: Request, on: frozenset[str]) -> str | float | None:
+    """What fast-bleu does on a corpus beyond the arithmetic: refuses a max order of 1
+    (FAST-BLEU-MAX-ORDER-1: ``AssertionError``); else None.
+
+    ``facts``: the corpus statistics scored (``matches``, ``totals``, ``candidate_length``,
+    ``reference_length``, after the statistics changes), ``max_order``, ``smoothing`` (the
+    card's method), ``effective_order``, ``reference_files``,
+    ``segments_without_reference``; ``on``: the ``bleu-corpus-compute`` entries verified on
+    the release (``identify`` leaves out what the library does not score).
+    """
+    if MAX_ORDER_1 in on and facts["max_order"] < 2:
+        return "AssertionError: 2 <= min_n <= max_n; got 2 <= 1 <= 1"
+    return None

@@ -54,7 +54,7 @@ from bleu_compat.harness.dialect import (
 )
 from bleu_compat.harness.truth import corpus_truth_stats, to_fixed
 
-__all__ = [
+__all__ = ["corpus_outcome", 
     "evaluate", "tokenize_13a_copy", "nmt_bp", "nmt_geo_mean", "shortest_lengths",
     "PYTHON_WHITESPACE", "RUST_WHITESPACE", "ZERO_DIVISION",
 ]
@@ -235,3 +235,19 @@ def evaluate(tool_id: str, mode: str, request: Request, on: frozenset[str],
         truth's ``toFixed``), or ``{"error": "Type: message"}`` where the library raises.
     """
     return _TOOLS[tool_id](mode, request, on, cache)
+
+
+def corpus_outcome(facts: Request, on: frozenset[str]) -> str | float | None:
+    """What evaluate's ``bleu`` does on a corpus with these statistics beyond the smoothing
+    arithmetic: ``compute_bleu`` raises ``ZeroDivisionError`` for c = 0 or r = 0 (the
+    shortest references' length: HF-BLEU-ZERO-LENGTH-RAISES); else None.
+
+    ``facts``: the corpus statistics scored (``matches``, ``totals``, ``candidate_length``,
+    ``reference_length``, after the statistics changes), ``max_order``, ``smoothing`` (the
+    card's method), ``effective_order``, ``reference_files``,
+    ``segments_without_reference``; ``on``: the ``bleu-corpus-compute`` entries verified on
+    the release (``identify`` leaves out what the library does not score).
+    """
+    if ZERO_RAISES in on and (facts["candidate_length"] == 0 or facts["reference_length"] == 0):
+        return ZERO_DIVISION
+    return None

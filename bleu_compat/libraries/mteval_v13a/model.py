@@ -45,7 +45,7 @@ from bleu_compat.libraries.multi_bleu.model import (
     PERL_UNICODE_WHITESPACE, ScriptOutput, perl_fixed, perl_number, perl_unicode_split,
 )
 
-__all__ = [
+__all__ = ["corpus_outcome", 
     "MtevalDialect", "DIALECTS", "normalize", "segment_view", "segment_tokens", "count",
     "bleu_rows", "mteval_run", "evaluate", "escape_segment", "MAX_NGRAM",
     "PRINTS", "PRINTS_SMOOTHING", "RETOKENIZES", "NO_MATCH_SMOOTHED", "ZERO_MATCH_SMOOTHED",
@@ -308,3 +308,20 @@ def evaluate(tool_id: str, mode: str, request: dict[str, Any], on: frozenset[str
     if tool_id == "bleu-smoothing-compute":
         return _smoothing(request, on)
     raise ValueError(f"mteval has no model for {tool_id}")
+
+
+def corpus_outcome(facts: dict[str, Any], on: frozenset[str]) -> str | float | None:
+    """What the script does on a corpus with these statistics beyond the arithmetic: v13a
+    dies on an empty reference side (division by zero) or empty hypotheses (log of 0)
+    (MTEVAL-V13A-ZERO-LENGTH-DIES); else None.
+
+    ``facts``: the corpus statistics scored (``matches``, ``totals``, ``candidate_length``,
+    ``reference_length``, after the statistics changes), ``max_order``, ``smoothing`` (the
+    card's method), ``effective_order``, ``reference_files``,
+    ``segments_without_reference``; ``on``: the ``bleu-corpus-compute`` entries verified on
+    the release (``identify`` leaves out what the library does not score).
+    """
+    c, r = facts["candidate_length"], facts["reference_length"]
+    if ZERO_LENGTH_DIES in on and (r == 0 or c == 0):
+        return "PerlDie: " + (DIVISION_BY_ZERO if r == 0 else LOG_OF_ZERO)
+    return None

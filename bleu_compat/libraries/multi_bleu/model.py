@@ -49,7 +49,7 @@ from typing import Any, Sequence
 from bleu_compat.harness.dialect import card_bp, card_smoothed_bleu, card_smoothing
 from bleu_compat.harness.truth import to_fixed
 
-__all__ = [
+__all__ = ["corpus_outcome", "points", 
     "ASCII_WHITESPACE", "PERL_UNICODE_WHITESPACE", "ScriptRelease", "ScriptOutput",
     "perl_lines", "chop", "chomp", "ascii_split", "space_split", "perl_unicode_split",
     "ascii_lower", "perl_lower", "perl_fixed", "perl_number", "MultiBleuDialect", "DIALECTS",
@@ -512,3 +512,35 @@ def evaluate(tool_id: str, mode: str, request: dict[str, Any], on: frozenset[str
     if tool_id == "bleu-smoothing-compute":
         return _smoothing(request, on)
     raise ValueError(f"multi-bleu.perl has no model for {tool_id}")
+
+
+def corpus_outcome(facts: dict[str, Any], on: frozenset[str]) -> str | float | None:
+    """What the script does on a corpus with these statistics beyond the arithmetic: dies
+    ("Illegal division by zero") on empty hypotheses against non-empty references
+    (MULTI-BLEU-EMPTY-HYPOTHESES), prints ``BLEU = 0`` (and exits 1) on empty references
+    (MULTI-BLEU-EMPTY-REFERENCES: 0.0, its own number); else None.
+
+    ``facts``: the corpus statistics scored (``matches``, ``totals``, ``candidate_length``,
+    ``reference_length``, after the statistics changes), ``max_order``, ``smoothing`` (the
+    card's method), ``effective_order``, ``reference_files``,
+    ``segments_without_reference``; ``on``: the ``bleu-corpus-compute`` entries verified on
+    the release (``identify`` leaves out what the library does not score).
+    """
+    c, r = facts["candidate_length"], facts["reference_length"]
+    if r == 0 and EMPTY_REFERENCES in on:
+        return 0.0
+    if c == 0 and r > 0 and EMPTY_HYPOTHESES in on:
+        return f"PerlDie: {DIVISION_BY_ZERO}"
+    return None
+
+
+def points(request: dict[str, Any], on: frozenset[str]) -> float:
+    """The number the script prints (0-100) for a valid bleu-smoothing-compute ``request``
+    with the entries ``on``: ``printf "%.2f"`` of 100 x BLEU read back (PRINTS_SMOOTHING),
+    else 100 x the card's BLEU. ``identify`` matches published numbers against it."""
+    out = _smoothing(request, on)
+    if PRINTS_SMOOTHING in on:
+        sm, st, used = card_smoothing(request)
+        bp = card_bp(request["candidate_length"], request["reference_length"])
+        return float(perl_fixed(100 * card_smoothed_bleu(request, sm, st, used, bp), 2))
+    return 100 * out["bleu"]

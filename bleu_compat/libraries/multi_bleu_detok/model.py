@@ -29,7 +29,7 @@ from bleu_compat.libraries.multi_bleu.model import (
 from bleu_compat.libraries.multi_bleu import model as multi_bleu_model
 from bleu_compat.libraries.mteval_v13a.model import normalize
 
-__all__ = ["DetokDialect", "DIALECTS", "LATEST", "detok_tokens", "detok_run", "evaluate",
+__all__ = ["corpus_outcome", "points", "DetokDialect", "DIALECTS", "LATEST", "detok_tokens", "detok_run", "evaluate",
            "PRINTS", "PRINTS_SMOOTHING", "RETOKENIZES", "EMPTY_REFERENCES", "EMPTY_HYPOTHESES"]
 
 _ASCII_WS = re.compile("[" + "".join(re.escape(chr(b)) for b in sorted(ASCII_WHITESPACE)) + "]+")
@@ -125,3 +125,29 @@ def evaluate(tool_id: str, mode: str, request: dict[str, Any], on: frozenset[str
     own = cache.setdefault(("multi-bleu-detok", retokenized), {})
     return multi_bleu_model.evaluate(tool_id, mode, request, mapped, own,
                                      MULTI_BLEU_DIALECTS["2018-07-03"])
+
+
+_AS_MULTI_BLEU = {PRINTS: multi_bleu_model.PRINTS, PRINTS_SMOOTHING: multi_bleu_model.PRINTS_SMOOTHING,
+                  EMPTY_REFERENCES: multi_bleu_model.EMPTY_REFERENCES,
+                  EMPTY_HYPOTHESES: multi_bleu_model.EMPTY_HYPOTHESES}
+
+
+def corpus_outcome(facts: dict[str, Any], on: frozenset[str]) -> str | float | None:
+    """multi-bleu.perl's (:func:`bleu_compat.libraries.multi_bleu.model.corpus_outcome`) with
+    this script's entries.
+
+    ``facts``: the corpus statistics scored (``matches``, ``totals``, ``candidate_length``,
+    ``reference_length``, after the statistics changes), ``max_order``, ``smoothing`` (the
+    card's method), ``effective_order``, ``reference_files``,
+    ``segments_without_reference``; ``on``: the ``bleu-corpus-compute`` entries verified on
+    the release (``identify`` leaves out what the library does not score).
+    """
+    return multi_bleu_model.corpus_outcome(facts, frozenset(_AS_MULTI_BLEU[e] for e in on
+                                                            if e in _AS_MULTI_BLEU))
+
+
+def points(request: dict[str, Any], on: frozenset[str]) -> float:
+    """The number the script prints (0-100): multi-bleu.perl's
+    (:func:`bleu_compat.libraries.multi_bleu.model.points`) with this script's entries."""
+    return multi_bleu_model.points(request, frozenset(_AS_MULTI_BLEU[e] for e in on
+                                                      if e in _AS_MULTI_BLEU))

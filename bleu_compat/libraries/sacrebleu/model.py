@@ -55,7 +55,7 @@ from bleu_compat.harness.dialect import (
 )
 from bleu_compat.harness.truth import closest_length, segment_truth_stats, to_fixed
 
-__all__ = ["points", "evaluate", "own_smoothing"]
+__all__ = ["corpus_outcome", "own_points", "points_key", "points_row_key", "points_on_key", "points", "evaluate", "own_smoothing"]
 
 Request = dict[str, Any]
 
@@ -258,6 +258,84 @@ def points(request: Request, on: frozenset[str]) -> float | None:
     return cache.get(_POINTS)
 
 
+def corpus_outcome(facts: Request, on: frozenset[str]) -> str | float | None:
+    """What ``BLEU(...).corpus_score`` does on a corpus with these statistics where it is not
+    :func:`evaluate`'s smoothing arithmetic: the error it raises (``"Type: message"``) or, in
+    words, what else it does; or its own 0-100 score where it computes another; or None.
+
+    2.0.0 (``SACREBLEU-MAX-ORDER-NOT-PASSED-*``) scores a max order below 4 with its default
+    4 orders: ``IndexError`` once the loop passes order N, else that score; 1.5-2.1
+    (``SACREBLEU-EMPTY-REFERENCE-DROPPED*``) raise when a segment has only empty references.
+
+    ``facts``: the corpus statistics the configuration scores (``matches``, ``totals``,
+    ``candidate_length``, ``reference_length``, after the implementation's statistics
+    changes), ``max_order``, ``smoothing`` (the card's method), ``effective_order``,
+    ``reference_files`` (how many) and ``segments_without_reference`` (segments whose every
+    reference line is the empty string); ``on``: the ids of its
+    ``bleu-corpus-compute`` entries verified on the release. Used by ``identify``, which
+    scores configurations from statistics, to leave out those the library does not score.
+    """
+    n = facts["max_order"]
+    if facts.get("segments_without_reference"):
+        if EMPTY_DROPPED in on:
+            return EMPTY_DROPPED_ERROR
+        if EMPTY_DROPPED_EOF in on:
+            return EMPTY_DROPPED_EOF_ERROR
+    if n < 4 and MAX_ORDER_ERROR in on:
+        bp = _bp(facts["candidate_length"], facts["reference_length"], False)
+        score = _default_order_score(list(facts["matches"]), list(facts["totals"]), bp)
+        if score is None:
+            return "IndexError: list index out of range"
+        if not any(facts["matches"]) or (facts.get("smoothing", "none") == "none"
+                                         and not facts.get("effective_order")):
+            return score  # the early return (#141), or compute_bleu's 4 orders unsmoothed
+        return (f"scores its default 4 orders on {n}-order statistics "
+                "(SACREBLEU-MAX-ORDER-NOT-PASSED-SCORE; not modelled with smoothing)")
+    return None
+
+
+def own_points(method: str, value: Any, request: Request) -> float:
+    """:func:`own_smoothing`'s score on sacreBLEU's own 0-100 scale (before the ``/ 100``)."""
+    return _own_score(method, value, request)
+
+
+def points_row_key(request: Request) -> tuple[Any, ...] | None:
+    """What of ``request`` decides its :func:`points`, whatever its effective order and the
+    dialect (with :func:`points_on_key`), or None when more does.
+
+    A request with a match at some order, every total positive and a non-empty hypothesis
+    meets none of the cases the entries are about but the float order and 1.4's floor value:
+    no early return (a match exists), no stop at a zero total, every order used with or
+    without the effective order, no zero-length brevity penalty. Its score is then
+    ``compute_bleu``'s arithmetic on its counts, lengths and smoothing method (and
+    ``floor``'s value), in the card's or sacreBLEU's float order. ``identify`` averages
+    sentence scores with one call per key (a test compares every key's sharers).
+    """
+    matches, totals = request["matches"], request["totals"]
+    if request["candidate_length"] <= 0 or not any(matches) or not all(totals):
+        return None
+    method = request["smoothing"]
+    return ("has-match", tuple(matches), tuple(totals), request["candidate_length"],
+            request["reference_length"], method,
+            request.get("epsilon") if method == "method1" else None)
+
+
+def points_on_key(request: Request, on: frozenset[str]) -> tuple[Any, ...]:
+    """What of the entries ``on`` decides :func:`points` of a request with a
+    :func:`points_row_key`: the float order, and for ``floor`` without a value the value
+    1.4 takes (``SACREBLEU-FLOOR-DEFAULT-ZERO``). Reads only ``smoothing`` and whether an
+    ``epsilon`` is given."""
+    floor_default = request["smoothing"] == "method1" and "epsilon" not in request
+    return (FLOAT_SMOOTHING in on, floor_default and FLOOR_DEFAULT_ZERO in on)
+
+
+def points_key(request: Request, on: frozenset[str]) -> tuple[Any, ...] | None:
+    """A key shared by requests whose :func:`points` are equal in the dialects ``on``, or
+    None: ``(points_row_key, points_on_key)``."""
+    row = points_row_key(request)
+    return None if row is None else (row, points_on_key(request, on))
+
+
 def _smoothing(mode: str, request: Request, on: frozenset[str], cache: dict[Any, Any]) -> dict[str, Any]:
     matches, totals = list(request["matches"]), list(request["totals"])
     n_orders = len(matches)
@@ -392,6 +470,11 @@ def own_smoothing(method: str, value: Any, request: Request, last_segment: Any =
     Source: sacrebleu/metrics/bleu.py ``BLEU.compute_bleu`` (2.6.0), read for the formula
     and its order of operations.
     """
+    return _own_score(method, value, request) / 100
+
+
+def _own_score(method: str, value: Any, request: Request) -> float:
+    """:func:`own_smoothing` on sacreBLEU's 0-100 scale (``compute_bleu``'s ``score``)."""
     if method != "add-k":
         raise ValueError(f"sacreBLEU has no smoothing {method!r} outside the cards")
     k = 1 if value is None else value
@@ -412,4 +495,4 @@ def own_smoothing(method: str, value: Any, request: Request, last_segment: Any =
             eff_order = n
         if correct[n - 1] != 0:
             precisions[n - 1] = 100. * correct[n - 1] / total[n - 1]
-    return _sacrebleu_score(precisions, bp, eff_order) / 100
+    return _sacrebleu_score(precisions, bp, eff_order)

@@ -28,7 +28,8 @@ from typing import Any, Sequence
 from bleu_compat.libraries import AdapterResult, NotRepresentable, dispatch
 from bleu_compat.rounding import to_fixed
 
-__all__ = ["run", "score_lines", "check_release", "load_bleu_hook", "tokenize_lines", "TOKENIZERS"]
+__all__ = ["run", "score_lines", "check_release", "load_bleu_hook", "tokenize_lines", "tokenize_block",
+           "TOKENIZERS"]
 
 LIBRARY = "t2t"
 #: the tokenizers the decomposition takes from here (``tok=t2t``: bleu_tokenize, as modelled)
@@ -153,6 +154,27 @@ def tokenize_lines(name: str, lines: Sequence[str]) -> list[list[str]]:
     if name not in TOKENIZERS:
         raise ValueError(f"tensor2tensor has no tokenizer {name!r}")
     return [t2t_tokenize(line) for line in lines]
+
+
+def tokenize_block(name: str, data: bytes) -> bytes:
+    """:func:`tokenize_lines` on every line of a UTF-8 block at once (one line of tokens per
+    line, split by whitespace): ``bleu_tokenize``'s rules are sacreBLEU 1.x's ``intl`` rules
+    with the running Python's ``unicodedata`` classes and no ``rstrip``, which the C kernel
+    does (:func:`bleu_compat.tokenizers.block.intl_block`); without it, line by line.
+
+    Raises:
+        ValueError: an unknown tokenizer name.
+    """
+    from bleu_compat.tokenizers.block import intl_block, kernel
+
+    if name not in TOKENIZERS:
+        raise ValueError(f"tensor2tensor has no tokenizer {name!r}")
+    if kernel() is None:
+        lines = data.decode("utf-8").split("\n")
+        if lines and lines[-1] == "":
+            lines.pop()
+        return "".join(" ".join(t) + "\n" for t in tokenize_lines(name, lines)).encode("utf-8")
+    return intl_block(data, "unicodedata", rstrip=False)
 
 
 def score_lines(cfg: Any, hyp_lines: Sequence[str], ref_lines: Sequence[Sequence[str]]) -> float:

@@ -50,7 +50,7 @@ from typing import Any, Sequence
 from bleu_compat.harness.dialect import card_bp, card_brevity, card_smoothing
 from bleu_compat.harness.truth import corpus_truth_stats, to_fixed
 
-__all__ = ["evaluate", "t2t_tokenize", "t2t_score", "float32"]
+__all__ = ["corpus_outcome", "evaluate", "t2t_tokenize", "t2t_score", "float32"]
 
 Request = dict[str, Any]
 
@@ -229,3 +229,19 @@ def evaluate(tool_id: str, mode: str, request: Request, on: frozenset[str],
         ``toFixed``); the corpus tool gives ``bleu`` only, as ``compute_bleu`` does.
     """
     return _TOOLS[tool_id](mode, request, on, cache)
+
+
+def corpus_outcome(facts: Request, on: frozenset[str]) -> str | float | None:
+    """What ``t2t-bleu`` does with these files beyond the arithmetic: ``bleu_wrapper``
+    takes one reference file, so other than one is no call of it; else None.
+
+    ``facts``: the corpus statistics scored (``matches``, ``totals``, ``candidate_length``,
+    ``reference_length``, after the statistics changes), ``max_order``, ``smoothing`` (the
+    card's method), ``effective_order``, ``reference_files``,
+    ``segments_without_reference``; ``on``: the ``bleu-corpus-compute`` entries verified on
+    the release (``identify`` leaves out what the library does not score).
+    """
+    if facts["reference_files"] != 1:
+        return (f"bleu_wrapper(ref_filename, hyp_filename) takes one reference file "
+                f"({facts['reference_files']} given)")
+    return None

@@ -39,7 +39,7 @@ from bleu_compat.harness.dialect import (
 )
 from bleu_compat.harness.truth import ngram_counts, to_fixed
 
-__all__ = ["evaluate", "float32_bleu"]
+__all__ = ["corpus_outcome", "evaluate", "float32_bleu"]
 
 Request = dict[str, Any]
 
@@ -113,14 +113,25 @@ def corpus_statistics(request: Request, split: bool, shortest: bool,
     return cache[key]
 
 
+def _corpus_error(n_orders: int, totals: list[Any] | None, on: frozenset[str]) -> str | None:
+    """The error ``bleu_score`` raises for a max order and the corpus totals, or None."""
+    if MAX_ORDER in on and n_orders > 4:  # _get_ngrams checks it for every hypothesis
+        return f"ValueError: n_gram should be 1, 2, 3, or 4, got {n_orders}."
+    if totals is not None and ZERO_TOTAL in on and min(totals) == 0:
+        return ("ValueError: the input is too short to find all n-gram matches with "
+                f"n_gram={n_orders}")
+    return None
+
+
 def _corpus(mode: str, request: Request, on: frozenset[str], cache: dict[Any, Any]) -> dict[str, Any]:
     n_orders = request.get("max_order", 4)
-    if MAX_ORDER in on and n_orders > 4:  # _get_ngrams checks it for every hypothesis
-        return {"error": f"ValueError: n_gram should be 1, 2, 3, or 4, got {n_orders}."}
+    error = _corpus_error(n_orders, None, on)
+    if error:
+        return {"error": error}
     matches, totals, c, r = corpus_statistics(request, WHITESPACE in on, SHORTEST in on, cache)
-    if ZERO_TOTAL in on and min(totals) == 0:
-        return {"error": "ValueError: the input is too short to find all n-gram matches with "
-                         f"n_gram={n_orders}"}
+    error = _corpus_error(n_orders, totals, on)
+    if error:
+        return {"error": error}
     if FLOAT32 in on and min(totals) > 0:
         bleu = float32_bleu(matches, totals, c, r, n_orders)
     else:
@@ -157,3 +168,17 @@ def evaluate(tool_id: str, mode: str, request: Request, on: frozenset[str],
              cache: dict[Any, Any]) -> dict[str, Any]:
     """torcheval's dialect on a valid card ``request``: the card with the models in ``on``."""
     return _TOOLS[tool_id](mode, request, on, cache)
+
+
+def corpus_outcome(facts: Request, on: frozenset[str]) -> str | float | None:
+    """What ``bleu_score`` does on a corpus with these statistics beyond the arithmetic: a
+    total of 0 (no hypothesis long enough for an order) raises ``ValueError``
+    (TORCHEVAL-ZERO-TOTAL-RAISES), as does a max order above 4; else None.
+
+    ``facts``: the corpus statistics scored (``matches``, ``totals``, ``candidate_length``,
+    ``reference_length``, after the statistics changes), ``max_order``, ``smoothing`` (the
+    card's method), ``effective_order``, ``reference_files``,
+    ``segments_without_reference``; ``on``: the ``bleu-corpus-compute`` entries verified on
+    the release (``identify`` leaves out what the library does not score).
+    """
+    return _corpus_error(facts["max_order"], list(facts["totals"]), on)
