@@ -87,6 +87,15 @@ def build_report(tally: Tally, *, seed: int, cases: dict[str, int], versions: di
         {"tool": t, "implementation": i, "entry": e, "title": titles.get(e, ""), "count": count,
          "example": example}
         for (t, i, e), (count, example) in sorted(tally.too_broad.items())]
+    findings = []
+    for d in tally.findings:
+        item = d.to_json()
+        item["unexpected"] = False
+        repro = d.reproducer if d.reproducer is not None else (
+            d.request if "real_corpus" not in d.request else None)
+        item["reproducer"] = repro
+        item["command"] = run_command(d.tool_id, repro, d.implementation) if repro is not None else None
+        findings.append(item)
     return {
         "format": FORMAT,
         "seed": seed,
@@ -116,6 +125,12 @@ def build_report(tally: Tally, *, seed: int, cases: dict[str, int], versions: di
                        "regimes": dict(sorted(tally.exact_regimes.items())),
                        "findings": list(tally.exact_findings)},
         "exact_findings_count": len(tally.exact_findings),
+        # a user's implementation against its target (issue 36): the verdict per implementation,
+        # and the named findings (one library's consistent quirks; UNEXPECTED ones are above)
+        "judging": {i: tally.judgements[i] for i in sorted(tally.judgements)},
+        "findings_count": len(findings),
+        "findings": findings,
+        "finding_reproducers": group_reproducers(findings),
         "never_reproduced": never_reproduced(versions, implementations or IMPLEMENTATIONS,
                                              set(entries_out)),
     }
@@ -277,15 +292,40 @@ def to_markdown(report: dict[str, Any]) -> str:
         f"**Exact side recomputed on {report.get('exact_side', {}).get('checked', 0)} cases; "
         f"differences: {report.get('exact_findings_count', 0)}.**",
         "",
+    ]
+    if report.get("judging"):
+        lines += [f"**Your implementations: findings against their targets: "
+                  f"{report.get('findings_count', 0)} (UNEXPECTED ones counted above).**", "",
+                  "## Your implementations: target, allowances, verdict", "",
+                  "| implementation | target | allowed | verdict | cases judged | differ from the card "
+                  "| findings |", "|---|---|---|---|---:|---:|---:|"]
+        for impl, j in report["judging"].items():
+            target = j["target"] + (f" ({j['library']} {j['release']})" if j.get("library") else "")
+            lines.append(f"| {impl} | {target} | {', '.join(j['allowed']) or 'nothing'} | "
+                         f"{j['status'].upper()} | {j['judged']} | {j['differ_from_card']} | "
+                         f"{j['failing']} |")
+        lines.append("")
+        for impl, j in report["judging"].items():
+            lines += [f"- {_md_value(j['message']) if len(j['message']) <= 120 else j['message']}", ""]
+        for g in report.get("finding_reproducers") or ():
+            u = g["first"]
+            cases = (f"{g['count']} cases: {_case_list(g)}" if g["count"] > 1 else u["case_id"])
+            lines += [f"### Finding: {g['implementation']} `{g['field']}` ({cases})", "",
+                      f"target value {card_text(dict(u, field=g['field']), _md_value)}, "
+                      f"implementation value {_md_value(u['library_value'])}", ""]
+            if g["command"]:
+                lines += ["Minimal reproducer (shrunk):", "", "```sh", g["command"], "```", ""]
+    lines += [
         "## Summary (cases per tool and implementation)",
         "",
-        "| tool | implementation | agree | explained | UNEXPECTED | not representable |",
-        "|---|---|---:|---:|---:|---:|",
+        "| tool | implementation | agree | explained | UNEXPECTED | not representable | findings |",
+        "|---|---|---:|---:|---:|---:|---:|",
     ]
     for tool, rows in report["summary"].items():
         for impl, row in rows.items():
             lines.append(f"| {tool} | {impl} | {row['agree']} | {row['explained']} | "
-                         f"{row['unexpected']} | {row['not_representable']} |")
+                         f"{row['unexpected']} | {row['not_representable']} | "
+                         f"{row.get('finding', 0)} |")
     if report.get("invalid"):
         lines += ["", "## Invalid requests (ours against the truth's own SPEC.md §2 checks)", "",
                   "| tool | cases | same error code and path | UNEXPECTED |", "|---|---:|---:|---:|"]
@@ -439,6 +479,22 @@ def to_junit(report: dict[str, Any]) -> str:
             out = ET.SubElement(case, "system-out")
             out.text = f"explained by {e}: {k['count']} case(s)"
             by_tool.setdefault(k["tool"], []).append(case)
+    for impl, j in (report.get("judging") or {}).items():
+        case = ET.Element("testcase", classname=f"target.{impl}",
+                          name=f"against {j['target']}"
+                               + (f" allowing {', '.join(j['allowed'])}" if j["allowed"] else ""))
+        if j["status"] != "pass":
+            failure = ET.SubElement(case, "failure", type="FINDING" if j["status"] == "finding"
+                                    else "UNEXPECTED", message=f"{j['failing']} case(s) differ from "
+                                    f"the target {j['target']}")
+            failure.text = j["message"] + "\n\n" + "\n\n".join(
+                f"{u['case_id']} {u['field']}: target {card_text(u)}, got {u['library_value']!r}\n"
+                + (u["command"] or "") for u in report.get("findings", ())
+                if u["implementation"] == impl)
+        else:
+            out = ET.SubElement(case, "system-out")
+            out.text = j["message"]
+        by_tool.setdefault("targets", []).append(case)
     for t in report.get("too_broad", ()):
         ex = t["example"]
         case = ET.Element("testcase", classname=f"{t['tool']}.{t['implementation']}",
