@@ -177,6 +177,7 @@ ENTRIES: tuple[CatalogEntry, ...] = (
                                           "return next(x for x in p.stdout.splitlines() if x.startswith('length ratio')).split('(')[1].split('/')[0]")
                      + "print(mteval('a, b', 'a, b'))",
         library_prints="3",
+        tags=("input",),  # how the script reads text: not required of a target (issue 36)
     ),
     CatalogEntry(
         id="MTEVAL-V13A-ZERO-LENGTH-DIES",

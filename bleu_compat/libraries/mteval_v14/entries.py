@@ -144,6 +144,7 @@ ENTRIES: tuple[CatalogEntry, ...] = (
         reproducer_field="bleu", card_value=0.5475182535069453, library_value=1.0,
         library_code=LIBRARY_CODE + "print(mteval('a, b c d e', 'a , b c d e'))",
         library_prints="1.0000",
+        tags=("input",),  # how the script reads text: not required of a target (issue 36)
     ),
 
     # --- bleu-smoothing-compute: the statistics-side counterparts (one segment, as v13a's)

@@ -112,6 +112,7 @@ ENTRIES: tuple[CatalogEntry, ...] = (
         reproducer_field="candidate_length", card_value=2, library_value=3,
         library_code=LIBRARY_CODE + "print(multi_bleu_detok(['a, b'], ['a, b']).split('hyp_len=')[1].split(',')[0])",
         library_prints="3",
+        tags=("input",),  # how the script reads text: not required of a target (issue 36)
     ),
     CatalogEntry(
         id="MULTI-BLEU-DETOK-EMPTY-REFERENCES",
