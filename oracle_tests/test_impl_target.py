@@ -273,3 +273,23 @@ def test_assert_bleu_parity_takes_the_target_and_allowances() -> None:
         sys.path.pop(0)
     with pytest.raises(AssertionError, match="differs from its target torcheval"):
         assert_bleu_parity(correct_bleu.bleu, max_examples=100, target="torcheval")
+
+
+def test_gate_records_the_target_and_fails_on_a_finding(tmp_path: Path) -> None:
+    """gate --update with --allow keeps the target and the allowance in the baseline and passes
+    on them; without the allowance the same implementation fails the gate (the target differs,
+    and each finding is a failure, as an UNEXPECTED difference is)."""
+    baseline = tmp_path / "baseline.json"
+    proc = _run("gate", "--baseline", str(baseline), "--update", "--impl", SHORTREF,
+                "--allow", ENTRY, "--workers", "1", "--no-progress")
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    data = json.loads(baseline.read_text())
+    assert data["targets"] == {SHORT_ID: f"card, allowing {ENTRY}"} and "findings" not in data
+    proc = _run("gate", "--baseline", str(baseline), "--impl", SHORTREF, "--allow", ENTRY,
+                "--workers", "1", "--no-progress")
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    proc = _run("gate", "--baseline", str(baseline), "--impl", SHORTREF, "--workers", "1",
+                "--no-progress")
+    assert proc.returncode == 1
+    assert "~ targets differ" in proc.stdout
+    assert f"+ finding against the target: {CORPUS} | {SHORT_ID} | bleu | {ENTRY}" in proc.stdout

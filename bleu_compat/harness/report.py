@@ -426,7 +426,8 @@ def to_markdown(report: dict[str, Any]) -> str:
         for d in r["discrepancies"]:
             lines.append(f"- {r['name']}: {d['implementation']} `{d['field']}` "
                          f"{card_text(d, _md_value)} → {_md_value(d['library_value'])}"
-                         f" ({'+'.join(d['entries']) or 'UNEXPECTED'})")
+                         f" ({'finding: ' if d.get('finding') else ''}"
+                         f"{'+'.join(d['entries']) or ('the card' if d.get('finding') else 'UNEXPECTED')})")
     lines += ["", "## UNEXPECTED differences", ""]
     if not report["unexpected"]:
         lines.append("None: every difference is reproduced bit for bit by a set of catalog entries.")
@@ -518,7 +519,8 @@ def to_junit(report: dict[str, Any]) -> str:
     for r in report["real"]:
         for impl in report["implementations"]:
             case = ET.Element("testcase", classname=f"real.{r['name']}", name=impl)
-            bad = [d for d in r["discrepancies"] if d["implementation"] == impl and not d["entries"]]
+            bad = [d for d in r["discrepancies"] if d["implementation"] == impl
+                   and (not d["entries"] or d.get("finding"))]
             if bad:
                 failure = ET.SubElement(case, "failure", type="UNEXPECTED", message="UNEXPECTED difference")
                 failure.text = "\n".join(f"{d['field']}: {d['card_value']!r} -> {d['library_value']!r}" for d in bad)

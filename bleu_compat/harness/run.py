@@ -1024,6 +1024,7 @@ def judge_impls(tally: Tally, seed: int, judging: dict[str, Any] | None = None,
         return truth(case.tool_id, request).expected
 
     for impl, cases in by_impl.items():
+        cases = sorted(cases, key=lambda c: c.case_id in reals)  # generated first, as reported
         rules = (judging or {}).get(impl) or Judging()
         verdict = judge(impl, rules, cases, request_of, expected_of)
         failing = {c.case_id for c in verdict.failing}
@@ -1055,6 +1056,14 @@ def judge_impls(tally: Tally, seed: int, judging: dict[str, Any] | None = None,
                         entries, {"real_corpus": case.case_id[5:]} if real else request_of(case),
                         reproduced_by=entries if status == "finding" else None))
                 (tally.findings if status == "finding" else tally.unexpected).extend(diffs)
+                if status != "finding" and not real:  # an UNEXPECTED kind, as any library's
+                    for d in diffs:
+                        key = (case.tool_id, impl, d.field, ())
+                        if key not in tally.kinds:
+                            tally.kinds[key] = [0, d.to_json(with_request=False)]
+                        tally.kinds[key][0] += 1
+                        sets = tally.kind_sets.setdefault(key, {})
+                        sets[""] = sets.get("", 0) + 1
             elif case.output is not None:
                 card = verdict.card.get(case.case_id, {})
                 for d in compare_outputs({f: card.get(f) for f in case.output}, case.output):
@@ -1076,7 +1085,8 @@ def judge_impls(tally: Tally, seed: int, judging: dict[str, Any] | None = None,
                     record.setdefault("outcomes", {})[impl] = outcome
                     record["discrepancies"] = [
                         x for x in record.get("discrepancies", ()) if x["implementation"] != impl
-                    ] + [d.to_json(with_request=False) for d in diffs if case.case_id not in failing]
+                    ] + [dict(d.to_json(with_request=False), **(
+                        {"finding": True} if outcome == "finding" else {})) for d in diffs]
 
 
 class Interrupted(KeyboardInterrupt):
