@@ -406,6 +406,13 @@ def _summary(report: dict[str, Any], out: Path | None, elapsed: float) -> None:
     for f in dec.get("failures", ())[:10]:
         print(f"  DECOMPOSITION CHECK FAILED: {f['check']} ({f['pair']}, {f.get('corpus')}): "
               f"{f['detail']}")
+    tok = report.get("tokenizers") or {}
+    if tok:
+        print(f"  tokenizers checked on {tok.get('lines', 0)} crafted lines, every path of ours "
+              "against the peer: "
+              + ", ".join(f"{c['tokenizer']} {'same' if c['same'] else 'DIFFERS'}"
+                          for c in tok.get("checked", ()))
+              + "".join(f"; not checked here: {n['tokenizer']}" for n in tok.get("not_checked", ())))
     exact = report.get("exact_side") or {}
     print(f"  exact side recomputed: {exact.get('checked', 0)} cases "
           f"({sum(exact.get('regimes', {}).values())} aimed at its special ranges); "

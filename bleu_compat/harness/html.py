@@ -345,6 +345,15 @@ def to_html(report: dict[str, Any]) -> str:
                            [[r["name"], r["segments"], r["published"]]
                             + [_short(r["scores"].get(i)) for i in impls] for r in report["real"]],
                            numeric=tuple(range(3, 3 + len(impls)))))
+    tok = report.get("tokenizers") or {}
+    if tok:
+        body.append('<h2 id="tokenizers">Our tokenizers against their peers</h2>')
+        body.append(_table(["tokenizer", "peer", "paths", "same"],
+                           [[c["tokenizer"], c["peer"], ", ".join(c["paths"]),
+                             "yes" if c["same"] else _Raw('<span class="unexpected">no</span>')]
+                            for c in tok.get("checked", ())]
+                           + [[n["tokenizer"], "not checked here", n["why"], "—"]
+                              for n in tok.get("not_checked", ())]))
     body.append(f'<h2 id="unexpected">UNEXPECTED differences ({n_unexpected})</h2>')
     if not report["unexpected"]:
         body.append("<p>None: every difference is reproduced by a catalog entry's model.</p>")
@@ -373,7 +382,9 @@ def to_html(report: dict[str, Any]) -> str:
             + (f" ({u['ulps']} ULPs)" if isinstance(u.get("ulps"), int) else "") + "</p>"
             + near_text
             + ("<p>Minimal reproducer (shrunk):</p>" + _json_block(u["reproducer"])
-               if u.get("reproducer") is not None else "<p>(real corpus: no shrunk reproducer)</p>")
+               if u.get("reproducer") is not None else
+               f"<p>{_e(u['token_check'])}</p>" if u.get("token_check") else
+               "<p>(real corpus: no shrunk reproducer)</p>")
             + (f"<p>Run it through ours:</p><pre>{_e(u['command'])}</pre>" if u.get("command") else "")
             + "</div>")
     return _page("bleu-compat crosscheck", body)

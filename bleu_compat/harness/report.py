@@ -79,7 +79,8 @@ def build_report(tally: Tally, *, seed: int, cases: dict[str, int], versions: di
     for d in tally.unexpected:
         item = d.to_json()
         repro = d.reproducer if d.reproducer is not None else (
-            d.request if "real_corpus" not in d.request else None)
+            d.request if "real_corpus" not in d.request and "token_check" not in d.request
+            else None)
         item["reproducer"] = repro
         item["command"] = run_command(d.tool_id, repro, d.implementation) if repro is not None else None
         unexpected.append(item)
@@ -128,6 +129,7 @@ def build_report(tally: Tally, *, seed: int, cases: dict[str, int], versions: di
         # a user's implementation against its target (issue 36): the verdict per implementation,
         # and the named findings (one library's consistent quirks; UNEXPECTED ones are above)
         "judging": {i: tally.judgements[i] for i in sorted(tally.judgements)},
+        "tokenizers": dict(tally.tokenizer_checks),
         "findings_count": len(findings),
         "findings": findings,
         "finding_reproducers": group_reproducers(findings),
@@ -180,8 +182,11 @@ def group_reproducers(unexpected: Sequence[dict[str, Any]]) -> list[dict[str, An
             groups[key] = group = {
                 "tool_id": u["tool_id"], "implementation": u["implementation"], "field": u["field"],
                 "reproducer": u.get("reproducer"), "command": u.get("command"), "count": 0,
-                "case_ids": [], "first": {k: u.get(k) for k in (
-                    "case_id", "card_value", "library_value", "ulps", "nearest")}}
+                "case_ids": [], "first": {**{k: u.get(k) for k in (
+                    "case_id", "card_value", "library_value", "ulps", "nearest")},
+                    **({"token_check": u["request"]["token_check"]}
+                       if isinstance(u.get("request"), dict) and "token_check" in u["request"]
+                       else {})}}
         group["count"] += 1
         if len(group["case_ids"]) < MAX_CASE_IDS:
             group["case_ids"].append(u["case_id"])
@@ -376,6 +381,17 @@ def to_markdown(report: dict[str, Any]) -> str:
     for f in exact.get("findings", ()):
         lines.append(f"- {f['case_id']} `{f['field']}`: truth {f['truth']!r}, second route "
                      f"{f['direct']!r} (c {f.get('candidate_length')}, r {f.get('reference_length')})")
+    tok = report.get("tokenizers") or {}
+    if tok:
+        lines += ["", "## Our tokenizers against their peers (issue 36)", "",
+                  f"Each on {tok.get('lines', 0)} crafted lines, through every path of ours; a "
+                  "difference is UNEXPECTED (below), with the shortest line that shows it.", "",
+                  "| tokenizer | peer | paths | same |", "|---|---|---|---|"]
+        for c in tok.get("checked", ()):
+            lines.append(f"| {c['tokenizer']} | {c['peer']} | {', '.join(c['paths'])} | "
+                         f"{'yes' if c['same'] else '**no**'} |")
+        for n in tok.get("not_checked", ()):
+            lines.append(f"| {n['tokenizer']} | not checked here | {_md_value(n['why'])} | — |")
     lines += ["", "## Entries of the installed releases never reproduced in this run", ""]
     if not report.get("never_reproduced"):
         lines.append("None: every entry of the installed releases' dialects was reproduced.")
@@ -449,8 +465,10 @@ def to_markdown(report: dict[str, Any]) -> str:
                       "implementation's output.", ""]
         if g["command"]:
             lines += ["Minimal reproducer (shrunk by hypothesis):", "", "```sh", g["command"], "```", ""]
-        elif (u.get("request") or {}).get("token_check"):  # issue 20: a library's tokens
-            lines += [f"(real corpus; not shrunk) {u['request']['token_check']}", ""]
+        elif (u.get("request") or {}).get("token_check"):  # a library's tokens, or ours (issue 36)
+            where = "real corpus; not shrunk" if "real_corpus" in u["request"] else (
+                "tokenizer check; the line is the shortest that shows it")
+            lines += [f"({where}) {u['request']['token_check']}", ""]
         else:
             lines += ["(real corpus; not shrunk)", ""]
     return "\n".join(lines) + "\n"
@@ -511,6 +529,14 @@ def to_junit(report: dict[str, Any]) -> str:
         failure = ET.SubElement(case, "failure", type="DECOMPOSITION", message=f"{f['check']} failed")
         failure.text = f"{f.get('corpus')}: {f['detail']}"
         by_tool.setdefault("decompositions", []).append(case)
+    for c in (report.get("tokenizers") or {}).get("checked", ()):
+        case = ET.Element("testcase", classname="tokenizers", name=f"{c['tokenizer']} vs {c['peer']}")
+        bad = [u for u in report["unexpected"] if u["implementation"] == f"ours/{c['tokenizer']}"]
+        if bad:
+            failure = ET.SubElement(case, "failure", type="UNEXPECTED",
+                                    message=f"{len(bad)} path(s) give other tokens")
+            failure.text = "\n".join(u["request"]["token_check"] for u in bad)
+        by_tool.setdefault("tokenizers", []).append(case)
     for f in (report.get("exact_side") or {}).get("findings", ()):
         case = ET.Element("testcase", classname="exact-side", name=f"{f['case_id']} {f['field']}")
         failure = ET.SubElement(case, "failure", type="EXACT-SIDE", message="exact doubles differ")

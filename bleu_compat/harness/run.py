@@ -184,6 +184,10 @@ class Tally:
             library's consistent set of quirks reproduces it everywhere (a named finding,
             issue 36; its UNEXPECTED ones are in ``unexpected``); any fails the run.
         judgements: implementation -> its verdict (:meth:`Verdict.to_json`).
+        tokenizer_checks: every tokenizer we ship run through each of our paths against its
+            peer (:func:`bleu_compat.harness.tokenizer_check.check_all`: ``checked``,
+            ``not_checked``, ``lines``); a difference is an UNEXPECTED discrepancy (field
+            ``tokens``, issue 36).
     """
 
     cases: dict[str, int] = field(default_factory=dict)
@@ -206,6 +210,7 @@ class Tally:
     impl_cases: list[tuple[str, Any]] = field(default_factory=list)
     findings: list[Discrepancy] = field(default_factory=list)
     judgements: dict[str, dict[str, Any]] = field(default_factory=dict)
+    tokenizer_checks: dict[str, Any] = field(default_factory=dict)
 
     def add_too_broad(self, findings: Sequence[dict[str, Any]]) -> None:
         """Count consistency findings (:func:`bleu_compat.harness.consistency.too_broad`)."""
@@ -319,6 +324,8 @@ class Tally:
         self.impl_cases.extend(other.impl_cases)
         self.findings.extend(other.findings)
         self.judgements.update(other.judgements)
+        if other.tokenizer_checks:
+            self.tokenizer_checks = other.tokenizer_checks
 
 
 #: ``format`` of a tally as JSON (a checkpoint's chunk files, :func:`tally_to_json`).
@@ -355,7 +362,7 @@ TALLY_SCHEMA: dict[str, Any] = {
     "required": ["format", "cases", "case_outcomes", "kinds", "kind_sets", "not_representable",
                  "ulps", "ulps_max", "unexpected", "versions", "real", "invalid", "too_broad",
                  "decompositions", "decomposition_failures", "exact_checked", "exact_regimes",
-                 "exact_findings", "impl_cases", "findings", "judgements"],
+                 "exact_findings", "impl_cases", "findings", "judgements", "tokenizer_checks"],
     "additionalProperties": False,
     "properties": {
         "format": {"const": TALLY_FORMAT},
@@ -405,6 +412,7 @@ TALLY_SCHEMA: dict[str, Any] = {
             "minItems": 2, "maxItems": 2}},
         "findings": {"type": "array", "items": _DISCREPANCY_SCHEMA},
         "judgements": {"type": "object", "additionalProperties": {"type": "object"}},
+        "tokenizer_checks": {"type": "object"},
     },
 }
 
@@ -459,6 +467,7 @@ def tally_to_json(tally: Tally) -> dict[str, Any]:
         "impl_cases": [[impl, case.to_json()] for impl, case in tally.impl_cases],
         "findings": [_discrepancy_to_json(d) for d in tally.findings],
         "judgements": dict(tally.judgements),
+        "tokenizer_checks": dict(tally.tokenizer_checks),
     }
 
 
@@ -508,6 +517,7 @@ def tally_from_json(data: Any) -> Tally:
                     for impl, case in data["impl_cases"]],
         findings=[_discrepancy_from_json(d) for d in data["findings"]],
         judgements=_restore_markers(data["judgements"]),
+        tokenizer_checks=dict(data["tokenizer_checks"]),
     )
 
 
@@ -740,6 +750,30 @@ def _run_negatives(implementations: tuple[str, ...]) -> Tally:
     return tally
 
 
+#: a run with fewer generated cases than this (the tests' quick runs) does not run the
+#: tokenizer check unless asked (about 2 s of one core: every tokenizer, every path)
+TOKENIZER_MIN_CASES = 100
+
+
+def _run_tokenizers() -> Tally:
+    """Every tokenizer we ship, through each of our paths, against its peer's tokens
+    (:mod:`bleu_compat.harness.tokenizer_check`, issue 36): each difference an UNEXPECTED
+    discrepancy of the field ``tokens`` (the peer's tokens as the card side, ours as the
+    implementation's) on the shortest line that shows it."""
+    from .tokenizer_check import check_all
+
+    result = _guarded("tokenizers", check_all)
+    tally = Tally()
+    tally.tokenizer_checks = {k: v for k, v in result.items() if k != "findings"}
+    for f in result["findings"]:
+        tally.unexpected.append(Discrepancy(
+            "tokenizer", f"tokenizer:{f['tokenizer']}", f"ours/{f['tokenizer']}", "tokens",
+            f["theirs"], f["ours"], None, (),
+            {"token_check": f["message"], "tokenizer": f["tokenizer"], "path": f["path"],
+             "line": f["line"]}))
+    return tally
+
+
 def _run_invalid_chunk(seed: int, tool_id: str, start: int, count: int) -> Tally:
     from .classify import evaluate_invalid
     from .invalid import generate_invalid_case
@@ -867,6 +901,7 @@ def run_crosscheck(
     decompositions: bool | None = None,
     exact_regimes: bool = True,
     judging: dict[str, Any] | None = None,
+    tokenizers: bool | None = None,
 ) -> Tally:
     """Run a crosscheck and return the merged :class:`Tally`.
 
@@ -899,6 +934,9 @@ def run_crosscheck(
             generated cases (the default run and the gate's do).
         exact_regimes: when ours runs, the requests aimed at each range the truth's exact
             side treats specially (:data:`EXACT_PER_REGIME` per tool and range).
+        tokenizers: when ours runs, judge every tokenizer we ship on its crafted corpus
+            against its peer (:func:`_run_tokenizers`); None (default): when the run has at
+            least :data:`TOKENIZER_MIN_CASES` generated cases (the default run and the gate's do).
         judging: a user's implementation id -> its target and allowances
             (:class:`~bleu_compat.harness.target.Judging`; default the card, nothing allowed):
             each is judged over the whole run (:func:`judge_impls`).
@@ -930,6 +968,11 @@ def run_crosscheck(
                                                str(real_root) if real_root else None), 0))
     if "ours" in impls and exact_regimes:
         jobs.append((_run_exact_regimes, (seed, impls), 0))
+    if "ours" in impls:
+        if tokenizers is None:
+            tokenizers = sum(cases.values()) >= TOKENIZER_MIN_CASES
+        if tokenizers:
+            jobs.append((_run_tokenizers, (), 0))
     for tool in TOOL_IDS:
         for start in range(0, cases.get(tool, 0), CHUNK):
             count = min(CHUNK, cases[tool] - start)
@@ -1178,7 +1221,7 @@ def _shrink_all(tally: Tally, judging: dict[str, Any] | None = None) -> None:
         for d in getattr(tally, name):
             key = (d.tool_id, d.implementation, d.field)
             if (key not in done and len(done) < MAX_SHRINK and "real_corpus" not in d.request
-                    and "!invalid#" not in d.case_id):
+                    and "token_check" not in d.request and "!invalid#" not in d.case_id):
                 done[key] = shrink(d.tool_id, d.request, _still_fails(d, judging))
             reproducer = done.get(key)
             shrunk.append(replace(d, reproducer=reproducer))
