@@ -813,3 +813,24 @@ def test_decompositions_ending_at_mteval_on_short_hypotheses(tmp_path, monkeypat
     assert checked == 6 and failures == [], failures
     ends = {d.to: d for d in result.decompositions if d.frm == "sacrebleu"}
     assert ends["mteval-v13a"].end > 0 and ends["mteval-v13a"].unexpected is None
+
+
+@needs_scripts
+def test_the_issue_reproduction_is_clean_with_the_scripts(tmp_path, monkeypatch):
+    """Issue 36's reproduction, `crosscheck --cases 160 --tools bleu-smoothing-compute --invalid 0
+    --no-real` with the four scripts present: exit 0 (it gave 4 UNEXPECTED on #154, mteval-v13a
+    and -v14 as called and mapped), each script's one-segment cases reproduced."""
+    import json
+
+    from bleu_compat.cli import main
+    from bleu_compat.libraries.multi_bleu.adapter import Script
+
+    monkeypatch.setattr(Script, "_configured", {})
+    out = tmp_path / "out"
+    code = main(["crosscheck", "--cases", "160", "--tools", "bleu-smoothing-compute", "--invalid", "0",
+                 "--no-real", "--workers", "1", "--no-progress", "--no-html", "--out", str(out)])
+    report = json.loads((out / "crosscheck.json").read_text())
+    assert code == 0, report["unexpected"][:2]
+    rows = report["summary"]["bleu-smoothing-compute"]
+    for impl in ("mteval-v13a/as_called", "mteval-v13a/mapped", "mteval-v14/as_called", "mteval-v14/mapped"):
+        assert rows[impl]["explained"] >= 1 and rows[impl]["unexpected"] == 0, (impl, rows[impl])
