@@ -39,7 +39,7 @@ def _run(*args: str, cwd: Path = ROOT, stdin: str | None = None) -> subprocess.C
                           capture_output=True, text=True, timeout=600)
 
 
-def _crosscheck(tmp_path: Path, *extra: str, impl: str = SHORTREF, cases: str = "200",
+def _crosscheck(tmp_path: Path, *extra: str, impl: str = SHORTREF, cases: str = "120",
                 real: bool = False) -> tuple[int, dict]:
     out = tmp_path / "out"
     proc = _run("crosscheck", "--impl", impl, "--tools", CORPUS, "--cases", cases,
@@ -293,3 +293,27 @@ def test_gate_records_the_target_and_fails_on_a_finding(tmp_path: Path) -> None:
     assert proc.returncode == 1
     assert "~ targets differ" in proc.stdout
     assert f"+ finding against the target: {CORPUS} | {SHORT_ID} | bleu | {ENTRY}" in proc.stdout
+
+
+def test_the_judge_checks_itself_on_its_canary(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every run that judges --impl also judges the canary (a shortest-reference BLEU): clean
+    as shipped; a judge that passes an implementation whenever each case alone matches some
+    library (tools/mutate.py's impl-passed-by-any-library) is an UNEXPECTED self-check."""
+    import bleu_compat.harness.target as target
+    from bleu_compat.harness.run import check_impl_judge
+
+    assert check_impl_judge(0) == []
+    real = target.judge
+
+    def lenient(*args, **kwargs):  # noqa: ANN002, ANN003, ANN202
+        verdict = real(*args, **kwargs)
+        if verdict.failing and all(c.output is None or any(s is not None for s in c.sets.values())
+                                   for c in verdict.judged):
+            verdict.accepted, verdict.failing = (target.Family(None, "", frozenset(), ()), frozenset()), []
+        return verdict
+
+    monkeypatch.setattr(target, "judge", lenient)
+    [d] = check_impl_judge(0)
+    assert (d.implementation, d.field, d.card_value, d.library_value) == (
+        "judge/impl-canary", "verdict", "finding", "pass")
+    assert "a correct judge gives finding named ['TORCHEVAL-SHORTEST-REFERENCE']" in d.request["self_check"]

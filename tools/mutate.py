@@ -253,7 +253,7 @@ def run(mutant: Mutant | None, cases: int | None, workers: int | None) -> dict[s
     found = [line.strip() for line in out.splitlines()
              if re.search(r"TOO BROAD|UNEXPECTED \S+#|UNEXPECTED real|internal error|UNEXPECTED: [1-9]"
                          r"|DECOMPOSITION CHECK FAILED|EXACT SIDE DIFFERS|UNEXPECTED tokenizer:"
-                         r"|FINDING|UNEXPECTED impl:", line)]
+                         r"|FINDING[: ]|UNEXPECTED impl:|UNEXPECTED impl-canary", line)]
     return {"mutant": None if mutant is None else mutant.name, "kind": None if mutant is None else mutant.kind,
             "what": None if mutant is None else mutant.what, "exit": proc.returncode,
             "outcome": outcome, "finding": found[:3], "seconds": round(elapsed, 1)}
@@ -270,7 +270,8 @@ def check_of(result: dict[str, object]) -> str:
                           (r"EXACT SIDE DIFFERS", "the truth's exact side, second route"),
                           (r"TOO BROAD", "model consistency (too broad / claimed ⇒ observed)"),
                           (r"UNEXPECTED tokenizer:", "tokenizers against their peers (UNEXPECTED)"),
-                          (r"FINDING|UNEXPECTED: impl:", "the --impl verdict against its target"),
+                          (r"UNEXPECTED impl-canary", "the --impl judge on its canary (self-check)"),
+                          (r"FINDING[: ]|UNEXPECTED: impl:", "the --impl verdict against its target"),
                           (r"UNEXPECTED", "differential comparison (UNEXPECTED)")):
         m = re.search(pattern, first)
         if m:

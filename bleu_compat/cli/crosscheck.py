@@ -430,6 +430,9 @@ def _summary(report: dict[str, Any], out: Path | None, elapsed: float) -> None:
         if u["command"]:
             print("    " + u["command"].replace("\n", "\n    "))
     for u in report["unexpected"][:5]:
+        if (u.get("request") or {}).get("self_check"):  # issue 36: the judge on its canary
+            print(f"  UNEXPECTED {u['case_id']} {u['implementation']}: {u['request']['self_check']}")
+            continue
         if (u.get("request") or {}).get("token_check"):  # issue 20: the library's tokens
             print(f"  UNEXPECTED {u['case_id']} {u['implementation']} {u['field']}: "
                   f"{u['request']['token_check']}")

@@ -383,7 +383,8 @@ def to_html(report: dict[str, Any]) -> str:
             + near_text
             + ("<p>Minimal reproducer (shrunk):</p>" + _json_block(u["reproducer"])
                if u.get("reproducer") is not None else
-               f"<p>{_e(u['token_check'])}</p>" if u.get("token_check") else
+               f"<p>{_e(u.get('token_check') or u.get('self_check'))}</p>"
+               if u.get("token_check") or u.get("self_check") else
                "<p>(real corpus: no shrunk reproducer)</p>")
             + (f"<p>Run it through ours:</p><pre>{_e(u['command'])}</pre>" if u.get("command") else "")
             + "</div>")

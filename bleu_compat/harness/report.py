@@ -79,7 +79,7 @@ def build_report(tally: Tally, *, seed: int, cases: dict[str, int], versions: di
     for d in tally.unexpected:
         item = d.to_json()
         repro = d.reproducer if d.reproducer is not None else (
-            d.request if "real_corpus" not in d.request and "token_check" not in d.request
+            d.request if not {"real_corpus", "token_check", "self_check"} & set(d.request)
             else None)
         item["reproducer"] = repro
         item["command"] = run_command(d.tool_id, repro, d.implementation) if repro is not None else None
@@ -184,9 +184,8 @@ def group_reproducers(unexpected: Sequence[dict[str, Any]]) -> list[dict[str, An
                 "reproducer": u.get("reproducer"), "command": u.get("command"), "count": 0,
                 "case_ids": [], "first": {**{k: u.get(k) for k in (
                     "case_id", "card_value", "library_value", "ulps", "nearest")},
-                    **({"token_check": u["request"]["token_check"]}
-                       if isinstance(u.get("request"), dict) and "token_check" in u["request"]
-                       else {})}}
+                    **{k: u["request"][k] for k in ("token_check", "self_check")
+                       if isinstance(u.get("request"), dict) and k in u["request"]}}}
         group["count"] += 1
         if len(group["case_ids"]) < MAX_CASE_IDS:
             group["case_ids"].append(u["case_id"])
@@ -465,6 +464,8 @@ def to_markdown(report: dict[str, Any]) -> str:
                       "implementation's output.", ""]
         if g["command"]:
             lines += ["Minimal reproducer (shrunk by hypothesis):", "", "```sh", g["command"], "```", ""]
+        elif (u.get("request") or {}).get("self_check"):  # the judge on its canary (issue 36)
+            lines += [f"(a self-check of the judge) {u['request']['self_check']}", ""]
         elif (u.get("request") or {}).get("token_check"):  # a library's tokens, or ours (issue 36)
             where = "real corpus; not shrunk" if "real_corpus" in u["request"] else (
                 "tokenizer check; the line is the shortest that shows it")

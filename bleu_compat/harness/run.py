@@ -1028,6 +1028,7 @@ def run_crosscheck(
         total.merge(t)
     if any(i.startswith("impl:") for i in impls):
         judge_impls(total, seed, judging, real_root)
+        total.unexpected.extend(_guarded("impl-canary", lambda: check_impl_judge(seed)))
     if shrink_unexpected:
         _shrink_all(total, judging)
     return total
@@ -1132,6 +1133,46 @@ def judge_impls(tally: Tally, seed: int, judging: dict[str, Any] | None = None,
                         {"finding": True} if outcome == "finding" else {})) for d in diffs]
 
 
+def check_impl_judge(seed: int) -> list[Discrepancy]:
+    """The judge of ``--impl`` on its canary (:mod:`bleu_compat.harness.canary`): a
+    shortest-reference BLEU must be a finding named TORCHEVAL-SHORTEST-REFERENCE against the
+    card, and pass with that entry allowed and with the target torcheval. Each verdict that
+    is not so is an UNEXPECTED difference of ``judge/impl-canary`` (field ``verdict``)."""
+    from .canary import EXPECTED_ENTRY, requests, shortest_reference_bleu
+    from .classify import classify_impl
+    from .compare import compare_outputs
+    from .target import Case, judge, make_judging
+    from .truth import truth
+
+    cases = []
+    for case_id, request in requests(seed):
+        expected = truth("bleu-corpus-compute", request).expected
+        output = {"bleu": shortest_reference_bleu(request["hypotheses"], request["references"],
+                                                  request.get("max_order", 4))}
+        if compare_outputs({"bleu": expected["bleu"]}, output):
+            sets = classify_impl("bleu-corpus-compute", request, expected, output).sets
+            cases.append(Case(case_id, "bleu-corpus-compute", ("bleu",), output, dict(sets),
+                              request, expected))
+        else:
+            cases.append(Case(case_id, "bleu-corpus-compute", ("bleu",), None, {}, request, expected))
+    out = []
+    for rules, want in ((make_judging(), "finding"), (make_judging(None, [EXPECTED_ENTRY]), "pass"),
+                        (make_judging("torcheval"), "pass")):
+        verdict = judge("judge/impl-canary", rules, cases, lambda c: c.request,
+                        lambda c, r: truth("bleu-corpus-compute", r).expected)
+        named = list(verdict.named.entries) if verdict.named is not None else None
+        good = verdict.status == want and (want == "pass" or named == [EXPECTED_ENTRY])
+        if not good:
+            message = (f"the judge of --impl, on its canary (a shortest-reference BLEU) against "
+                       f"{rules.describe()}: {verdict.status}"
+                       + (f" named {named}" if named is not None else "")
+                       + f"; a correct judge gives {want}"
+                       + (f" named [{EXPECTED_ENTRY!r}]" if want == "finding" else ""))
+            out.append(Discrepancy("bleu-corpus-compute", "impl-canary", "judge/impl-canary", "verdict",
+                                   want, verdict.status, None, (), {"self_check": message}))
+    return out
+
+
 class Interrupted(KeyboardInterrupt):
     """Ctrl-C stopped :func:`run_crosscheck`: ``finished`` of ``jobs`` units had finished
     (stored in the checkpoint as they arrived, when there is one)."""
@@ -1221,7 +1262,8 @@ def _shrink_all(tally: Tally, judging: dict[str, Any] | None = None) -> None:
         for d in getattr(tally, name):
             key = (d.tool_id, d.implementation, d.field)
             if (key not in done and len(done) < MAX_SHRINK and "real_corpus" not in d.request
-                    and "token_check" not in d.request and "!invalid#" not in d.case_id):
+                    and "token_check" not in d.request and "self_check" not in d.request
+                    and "!invalid#" not in d.case_id):
                 done[key] = shrink(d.tool_id, d.request, _still_fails(d, judging))
             reproducer = done.get(key)
             shrunk.append(replace(d, reproducer=reproducer))
