@@ -95,20 +95,26 @@ def _message(implementation: Any, request: dict[str, Any], result: Any, judging:
              f"{implementation.scale} scale) differs from {against}{allowing}.",
              f"  minimal request: {dumps_js(request)}",
              f"  {side} output: {dumps_js(target)}"]
-    match = result.reproductions.get(implementation.name)
     diffs = compare_outputs({f: target.get(f) for f in output}, output)
     for d in diffs:
         ulps = f" ({d.ulps} ULPs)" if isinstance(d.ulps, int) and d.ulps < 2**20 else ""
         lines.append(f"  {d.field}: yours {dumps_js(d.actual)}, {side} {dumps_js(d.expected)}{ulps}")
-    if match is not None and match.explained:
-        lines.append(f"  reproduced bit for bit by the {match.dialect} dialect with "
-                     + " + ".join(match.entries) + ":")
-        for e in match.entries:
+    named, judged = _named(implementation, request, judging)
+    if named is not None and named.entries:
+        dialect = f"{named.library}/{named.mode}"
+        lines.append(f"  reproduced bit for bit by the {dialect} dialect with "
+                     + " + ".join(named.entries) + f", on this request and on every one of "
+                     f"{judged} generated requests ({named.text()}):")
+        for e in named.entries:
             entry = catalog.entry(e)
             facts = entry.facts(request) if entry.facts is not None else None
             lines.append(f"    {e}: {entry.title}" + (f" (here: {facts})" if facts else ""))
         lines.append("  (pass allow=[...] with these ids to accept this known divergence, or "
                      "target=... when your implementation means to be that library's)")
+    elif named is not None:  # the card's output everywhere, where a library target differs
+        lines.append(f"  yours gives the card's output on every one of {judged} generated requests; "
+                     f"the target {judging.target} does not (its entries: "
+                     + ", ".join(_required(judging, implementation.tool_id)) + ")")
     else:
         nearest = next((x.nearest for x in result.discrepancies if x.nearest), None)
         near = ""
@@ -119,9 +125,41 @@ def _message(implementation: Any, request: dict[str, Any], result: Any, judging:
         from bleu_compat.libraries.registry import libraries
 
         known = ", ".join(f"{lib.display_name}'s" for lib in libraries())
-        lines.append(f"  UNEXPECTED: no known dialect ({known}) reproduces it" + near)
+        lines.append(f"  UNEXPECTED: no known dialect ({known}) reproduces it on every one of "
+                     f"{judged} generated requests" + near)
         lines.append(f"  (shrunk from a generated request: {dumps_js(found)[:300]})")
     return "\n".join(lines)
+
+
+def _required(judging: Any, tool_id: str) -> list[str]:
+    from bleu_compat.harness.target import families
+
+    return sorted(families(judging, tool_id)[0].required)
+
+
+#: generated requests the failure's name is checked on: one library's set must reproduce the
+#: implementation on every one of them (issue 36: never a quirk of the one request alone)
+NAMING_REQUESTS = 80
+
+
+def _named(implementation: Any, request: dict[str, Any], judging: Any) -> tuple[Any, int]:
+    """(one library's consistent set reproducing the implementation on ``request`` and the first
+    :data:`NAMING_REQUESTS` generated requests of its card, or None; how many were judged),
+    as a crosscheck names a finding (:func:`bleu_compat.harness.target.judge`)."""
+    from bleu_compat.harness.classify import evaluate
+    from bleu_compat.harness.generate import generate_case
+    from bleu_compat.harness.target import judge
+    from bleu_compat.harness.truth import truth
+
+    tool_id = implementation.tool_id
+    cases = []
+    for k, req in enumerate([request] + [generate_case(0, tool_id, n).request
+                                         for n in range(NAMING_REQUESTS)]):
+        result = evaluate(tool_id, f"parity#{k}", req, implementations=(implementation.name,))
+        cases += [case for _, case in result.impl_cases]
+    verdict = judge(implementation.name, judging, cases, lambda c: c.request,
+                    lambda c, r: truth(tool_id, r).expected)
+    return verdict.named, len(cases)
 
 
 def assert_bleu_parity(

@@ -4,10 +4,11 @@ A crosscheck that judges users' implementations also judges this canary, on the 
 of requests: a corpus BLEU whose brevity penalty takes each segment's *shortest* reference
 (HF evaluate's, bleuscore's and torcheval's mistake), otherwise the card's formula in the
 card's order (SPEC.md section 2). Written here from the card, sharing no code with the core
-or the judge. Against the card the verdict must be a finding named
-``TORCHEVAL-SHORTEST-REFERENCE``; allowing that entry, or with the target ``torcheval``, a
-pass. A judge that lets it pass as the card, or names another library's quirk for it, fails
-the run.
+or the judge. Against the card the verdict must be a finding named by one library's entries
+about the reference length (the catalog's ``TORCHEVAL-SHORTEST-REFERENCE`` with today's
+plug-ins); allowing those entries, or with that library as the target, a pass. A judge that
+lets it pass as the card, names nothing, or names a quirk that is not about the reference
+length fails the run.
 """
 
 from __future__ import annotations
@@ -16,10 +17,10 @@ import math
 from collections import Counter
 from typing import Any, Sequence
 
-__all__ = ["shortest_reference_bleu", "EXPECTED_ENTRY", "requests"]
+__all__ = ["shortest_reference_bleu", "FLAWED_FACTOR", "requests"]
 
-#: the catalog entry a correct judge names for the canary
-EXPECTED_ENTRY = "TORCHEVAL-SHORTEST-REFERENCE"
+#: the factor (bleu_compat.libraries.plugin.FACTOR_NAMES) the canary's flaw is about
+FLAWED_FACTOR = "reference length"
 
 
 def _ngrams(tokens: Sequence[str], n: int) -> Counter[tuple[str, ...]]:

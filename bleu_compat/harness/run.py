@@ -1135,13 +1135,14 @@ def judge_impls(tally: Tally, seed: int, judging: dict[str, Any] | None = None,
 
 def check_impl_judge(seed: int) -> list[Discrepancy]:
     """The judge of ``--impl`` on its canary (:mod:`bleu_compat.harness.canary`): a
-    shortest-reference BLEU must be a finding named TORCHEVAL-SHORTEST-REFERENCE against the
-    card, and pass with that entry allowed and with the target torcheval. Each verdict that
-    is not so is an UNEXPECTED difference of ``judge/impl-canary`` (field ``verdict``)."""
-    from .canary import EXPECTED_ENTRY, requests, shortest_reference_bleu
+    shortest-reference BLEU must be, against the card, a finding named by one library's
+    entries, each about the reference length; and pass with those entries allowed, and with
+    that library as the target. Each verdict that is not so is an UNEXPECTED difference of
+    ``judge/impl-canary`` (field ``verdict``)."""
+    from .canary import FLAWED_FACTOR, requests, shortest_reference_bleu
     from .classify import classify_impl
     from .compare import compare_outputs
-    from .target import Case, judge, make_judging
+    from .target import Case, behaviour, judge, make_judging
     from .truth import truth
 
     cases = []
@@ -1155,21 +1156,31 @@ def check_impl_judge(seed: int) -> list[Discrepancy]:
                               request, expected))
         else:
             cases.append(Case(case_id, "bleu-corpus-compute", ("bleu",), None, {}, request, expected))
+
+    def verdict_of(rules: Any) -> Any:
+        return judge("judge/impl-canary", rules, cases, lambda c: c.request,
+                     lambda c, r: truth("bleu-corpus-compute", r).expected)
+
     out = []
-    for rules, want in ((make_judging(), "finding"), (make_judging(None, [EXPECTED_ENTRY]), "pass"),
-                        (make_judging("torcheval"), "pass")):
-        verdict = judge("judge/impl-canary", rules, cases, lambda c: c.request,
-                        lambda c, r: truth("bleu-corpus-compute", r).expected)
-        named = list(verdict.named.entries) if verdict.named is not None else None
-        good = verdict.status == want and (want == "pass" or named == [EXPECTED_ENTRY])
-        if not good:
-            message = (f"the judge of --impl, on its canary (a shortest-reference BLEU) against "
-                       f"{rules.describe()}: {verdict.status}"
-                       + (f" named {named}" if named is not None else "")
-                       + f"; a correct judge gives {want}"
-                       + (f" named [{EXPECTED_ENTRY!r}]" if want == "finding" else ""))
-            out.append(Discrepancy("bleu-corpus-compute", "impl-canary", "judge/impl-canary", "verdict",
-                                   want, verdict.status, None, (), {"self_check": message}))
+
+    def wrong(rules: Any, got: str, want: str) -> None:
+        message = (f"the judge of --impl, on its canary (a shortest-reference BLEU) against "
+                   f"{rules.describe()}: {got}; a correct judge gives {want}")
+        out.append(Discrepancy("bleu-corpus-compute", "impl-canary", "judge/impl-canary", "verdict",
+                               want, got, None, (), {"self_check": message}))
+
+    card = make_judging()
+    first = verdict_of(card)
+    named = first.named
+    about = [behaviour(e)[0] for e in named.entries] if named is not None else []
+    if first.status != "finding" or not about or set(about) != {FLAWED_FACTOR}:
+        wrong(card, f"{first.status}" + (f" named {list(named.entries)}" if named else ""),
+              f"a finding named by one library's entries about the {FLAWED_FACTOR}")
+        return out
+    for rules in (make_judging(None, named.entries), make_judging(named.library)):
+        again = verdict_of(rules)
+        if again.status != "pass":
+            wrong(rules, again.status, "pass")
     return out
 
 

@@ -158,38 +158,52 @@ class Subject:
 def subjects() -> tuple[list[Subject], list[dict[str, str]]]:
     """The tokenizers that can be judged here, and those that cannot (``{"tokenizer", "why"}``).
 
-    Every rule tokenizer with sacreBLEU (13a and none also with ``-lc``); each segmenter
-    tokenizer whose segmenter (and model) sacreBLEU and we can both load; each Moses
-    tokenization (``moses-en``, ``moses-a-en``, ``moses-de``) with the user's tokenizer.perl.
+    The peer of a tokenizer name is the first installed plug-in with a ``tokens`` hook
+    (:meth:`bleu_compat.libraries.plugin.Library.library_tokenizer`: the library whose
+    tokenizers ours reproduce, sacreBLEU with today's plug-ins) that runs it. Every rule
+    tokenizer (13a and none also with ``-lc``); each segmenter tokenizer whose segmenter (and
+    model) the peer and we can both load; each Moses tokenization (``moses-en``,
+    ``moses-a-en``, ``moses-de``) with the user's tokenizer.perl.
     """
-    from importlib import metadata
-
-    from bleu_compat.libraries.registry import library
+    from bleu_compat.libraries.registry import installed
     from bleu_compat.tokenizers import SEGMENTERS, TOKENIZERS
 
     out: list[Subject] = []
     missing: list[dict[str, str]] = []
-    try:
-        release = metadata.version("sacrebleu")
-        lib = library("sacrebleu")
-    except Exception as exc:  # noqa: BLE001 - sacreBLEU missing: nothing to judge against
-        return [], [{"tokenizer": ", ".join(TOKENIZERS), "why": f"sacreBLEU is not installed ({exc})"}]
-    peer = f"sacreBLEU {release}"
+    peers = [lib for lib in installed() if lib.tokens is not None]
+    if not peers:
+        return [], [{"tokenizer": ", ".join((*TOKENIZERS, *SEGMENTERS)),
+                     "why": "no installed library with tokenizers to judge them against"}]
+
+    def peer_of(name: str, lowercase: bool) -> tuple[Subject | None, str | None]:
+        why = None
+        for lib in peers:
+            try:
+                release = lib.installed_version()
+                theirs = lib.library_tokenizer(name, lowercase)
+            except Exception as exc:  # noqa: BLE001 - this peer cannot run it here
+                why = f"{lib.display_name} cannot run it here: {type(exc).__name__}: {exc}"
+                continue
+            return Subject(name, lowercase, f"{lib.display_name} {release}", theirs, True,
+                           release), None
+        return None, why
+
     for name in TOKENIZERS:
         for lowercase in ((False, True) if name in ("13a", "none") else (False,)):
-            out.append(Subject(name, lowercase, peer, lib.library_tokenizer(name, lowercase), True,
-                               release))
+            subject, why = peer_of(name, lowercase)
+            if subject is None:
+                missing.append({"tokenizer": name + (" -lc" if lowercase else ""), "why": str(why)})
+            else:
+                out.append(subject)
     for name in SEGMENTERS:
         why = _segmenter_missing(name)
+        subject = None
         if why is None:
-            try:
-                theirs = lib.library_tokenizer(name, False)
-            except Exception as exc:  # noqa: BLE001 - sacreBLEU cannot build it here
-                why = f"sacreBLEU cannot run it here: {type(exc).__name__}: {exc}"
-        if why is not None:
-            missing.append({"tokenizer": name, "why": why})
+            subject, why = peer_of(name, False)
+        if subject is None:
+            missing.append({"tokenizer": name, "why": str(why)})
         else:
-            out.append(Subject(name, False, peer, theirs, True, release))
+            out.append(subject)
     out += _moses_subjects(missing)
     return out, missing
 
