@@ -72,7 +72,7 @@ import math
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Mapping
+from typing import Any, Callable, Mapping, Sequence
 
 __all__ = [
     "SIGNATURES", "SCALES", "ENTRY_POINT_GROUP", "PREFIX", "Implementation", "ImplementationError",
@@ -166,16 +166,26 @@ class NotRepresentableForImpl(Exception):
     """The request needs a parameter the callable does not take (the reason)."""
 
 
-def declare(signature: str, *, scale: str = "0-1") -> Callable[[Callable[..., Any]], Callable[..., Any]]:
-    """Decorator: declare a callable's signature and scale for ``--impl``.
+def declare(signature: str, *, scale: str = "0-1", target: str | None = None,
+            allow: Sequence[str] = ()) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+    """Decorator: declare a callable's signature and scale for ``--impl``, and what it is judged
+    against (issue 36).
 
     Args:
         signature: one of :data:`SIGNATURES`.
         scale: ``"0-1"`` (the card's) or ``"0-100"`` (sacreBLEU's); ignored for
             ``"tokens->stats"``.
+        target: ``"card"`` (the default) or a configuration of ``score --compare``
+            (``"sacrebleu"``, ``"nltk"``, ``"torcheval"``, ...) whose dialect it means to
+            compute; every difference from it is a finding
+            (:mod:`bleu_compat.harness.target`). The command line's ``--target`` overrides it.
+        allow: catalog entry ids whose quirks it has on purpose (the command line's
+            ``--allow`` adds to them).
 
     Raises:
-        ImplementationError: unknown signature or scale.
+        ImplementationError: unknown signature or scale; a target that is not a string or an
+            allow list that is not strings (the names themselves are checked when the
+            implementation is judged).
     """
     if callable(signature):  # `@declare` without its call: the function came as the signature
         raise ImplementationError(
@@ -183,12 +193,34 @@ def declare(signature: str, *, scale: str = "0-1") -> Callable[[Callable[..., An
             f"{', '.join(SIGNATURES)}) above {getattr(signature, '__name__', 'the function')}, "
             "not a bare @declare")
     _check(signature, scale)
+    allowed = _check_judging(target, allow)
+    declared: dict[str, Any] = {"signature": signature, "scale": scale}
+    if target is not None:
+        declared["target"] = target
+    if allowed:
+        declared["allow"] = list(allowed)
 
     def mark(fn: Callable[..., Any]) -> Callable[..., Any]:
-        fn.bleu_compat = {"signature": signature, "scale": scale}  # type: ignore[attr-defined]
+        fn.bleu_compat = dict(declared)  # type: ignore[attr-defined]
         return fn
 
     return mark
+
+
+def _check_judging(target: Any, allow: Any) -> tuple[str, ...]:
+    """``allow`` as a tuple of strings, after checking the types of ``target`` and ``allow``.
+
+    Raises:
+        ImplementationError: a target that is not a string, an allow list that is not a list
+            of strings.
+    """
+    if target is not None and not isinstance(target, str):
+        raise ImplementationError(f"target={target!r} must be a configuration name (a string) "
+                                  "such as 'card' or 'torcheval'")
+    if isinstance(allow, (str, bytes)) or not isinstance(allow, (list, tuple)) or not all(
+            isinstance(a, str) for a in allow):
+        raise ImplementationError(f"allow={allow!r} must be a list of catalog entry ids")
+    return tuple(allow)
 
 
 def _check(signature: str, scale: str) -> None:
@@ -211,6 +243,8 @@ class Implementation:
         scale: ``"0-1"`` or ``"0-100"`` for the score.
         accepts: the optional keyword parameters ``fn`` takes (``max_order``,
             ``smoothing``, ``epsilon``, ``effective_order``).
+        target: its declared target (None: the card), allow: its declared allowances
+            (:func:`declare`).
     """
 
     name: str
@@ -218,6 +252,8 @@ class Implementation:
     signature: str
     scale: str = "0-1"
     accepts: frozenset[str] = field(default_factory=frozenset)
+    target: str | None = None
+    allow: tuple[str, ...] = ()
 
     @property
     def tool_id(self) -> str:
@@ -353,7 +389,8 @@ def wrap(name: str, obj: Any, *, signature: str | None = None, scale: str | None
         ImplementationError: ``obj`` is not callable or declares no signature.
     """
     if isinstance(obj, Implementation):
-        return Implementation(name, obj.fn, signature or obj.signature, scale or obj.scale, obj.accepts)
+        return Implementation(name, obj.fn, signature or obj.signature, scale or obj.scale,
+                              obj.accepts, obj.target, obj.allow)
     if not callable(obj):
         raise ImplementationError(f"{name}: {type(obj).__name__} object is not callable")
     declared = getattr(obj, "bleu_compat", None)
@@ -369,7 +406,12 @@ def wrap(name: str, obj: Any, *, signature: str | None = None, scale: str | None
             f"{{'signature': one of {', '.join(SIGNATURES)}, 'scale': '0-1' or '0-100'}}")
     sc = scale or declared.get("scale", "0-1")
     _check(sig, sc)
-    return Implementation(name, obj, sig, sc, _accepts(obj))
+    target = declared.get("target")
+    try:
+        allow = _check_judging(target, declared.get("allow", ()))
+    except ImplementationError as exc:
+        raise ImplementationError(f"{name}: its bleu_compat declaration: {exc}") from None
+    return Implementation(name, obj, sig, sc, _accepts(obj), target, allow)
 
 
 def _import_file(path: Path) -> Any:

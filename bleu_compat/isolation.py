@@ -311,13 +311,15 @@ class IsolatedImplementation:
     """
 
     def __init__(self, spec: str, name: str, signature: str, scale: str, accepts: frozenset[str],
-                 timeout: float) -> None:
+                 timeout: float, target: str | None = None, allow: tuple[str, ...] = ()) -> None:
         self.spec = spec
         self.name = name
         self.signature = signature
         self.scale = scale
         self.accepts = accepts
         self.timeout = timeout
+        self.target = target  # its declared target and allowances (issue 36)
+        self.allow = allow
         self._child: _Child | None = None
 
     def __repr__(self) -> str:
@@ -462,8 +464,12 @@ def isolated(spec: str, timeout: float | None = None) -> IsolatedImplementation:
     if found is not None:
         return found
     child, meta = _start(bare, seconds, time.monotonic() + seconds)
+    target = meta.get("target")
+    allow = meta.get("allow") or ()
     impl = IsolatedImplementation(bare, impl_id(bare), meta["signature"], meta["scale"],
-                                  frozenset(meta["accepts"]), seconds)
+                                  frozenset(meta["accepts"]), seconds,
+                                  target if isinstance(target, str) else None,
+                                  tuple(a for a in allow if isinstance(a, str)))
     impl._child = child
     _CACHE[key] = impl
     return impl
@@ -553,7 +559,8 @@ def _child_main(argv: list[str]) -> int:
         write({"load_error": f"loading {hello['spec']} raised {type(exc).__name__}: {exc}"})
         return 0
     write({"loaded": {"signature": impl.signature, "scale": impl.scale,
-                      "accepts": sorted(impl.accepts)}})
+                      "accepts": sorted(impl.accepts), "target": impl.target,
+                      "allow": list(impl.allow)}})
     while True:
         message = read()
         if message is None:

@@ -129,6 +129,7 @@ def count_block(
     tokenize: str,
     max_order: int,
     per_segment: bool = False,
+    use_kernel: bool = True,
 ) -> tuple[list[int], list[int], int, int, list[list[int]], int]:
     """Statistics of one line-aligned block: ``chunks[0]`` the hypotheses, the rest references.
 
@@ -138,6 +139,9 @@ def count_block(
     kernel is not built (with it, :func:`bleu_compat.tokenizers.block.tokenize_block`
     ``(chunk, tokenize)`` tokenizes each chunk whole, the same tokens).
 
+    ``use_kernel`` False takes the path of a machine without the C kernel (the judge runs
+    both, :mod:`bleu_compat.harness.tokenizer_check`).
+
     Returns:
         ``(matches, totals, hyp_len, ref_len, rows, n_tokens)``: the block's
         sums, one row ``[m_1..m_N, l_1..l_N, hyp_len, ref_len]`` per segment
@@ -145,7 +149,7 @@ def count_block(
     """
     rows: list[list[int]] = []
     n_refs = len(chunks) - 1
-    ckernel = kernel()
+    ckernel = kernel() if use_kernel else None
     if ckernel is not None:
         # the C kernel: each file's block tokenized whole, then counted (issue 20); a
         # tokenizer's output has one space between tokens, which counts splits at

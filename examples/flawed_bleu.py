@@ -8,8 +8,10 @@ the crosscheck reports it UNEXPECTED and shrinks it to a minimal reproducer.
 
 ``bleu_floor`` is otherwise correct but floors each segment's order-n total
 at 1 (a hypothesis shorter than n adds 1 to ``totals[n-1]``), as NLTK's
-``corpus_bleu`` does: the crosscheck reproduces it with NLTK's dialect and
-names the entry ``NLTK-DENOMINATOR-FLOOR``.
+``corpus_bleu`` does: the card is its target, so the crosscheck reports a
+finding (exit 1) named ``NLTK-DENOMINATOR-FLOOR``, the one entry of NLTK's
+dialect that reproduces it on every case; ``--allow NLTK-DENOMINATOR-FLOOR``
+accepts it (exit 0).
 
 This file does not import bleu_compat: it declares its signature with a
 plain ``bleu_compat`` attribute.

@@ -213,3 +213,90 @@ def test_crosscheck_unit_checks_every_pair_of_a_generated_corpus() -> None:
     tally = _run_decompositions(0, "generated#0", IMPLEMENTATIONS, None)
     assert tally.decompositions == n * (n - 1) // 2 >= 3
     assert tally.decomposition_failures == []
+
+
+# ------------------------------------------------------- attribution (issue 36, item 4)
+
+
+def _weakest(dec):
+    """``dec`` with each step's "interacts most with" partner replaced by its *weakest*
+    interacting factor (the smallest |v({i,j}) - v({i}) - v({j}) + v({})| in the table), and
+    the effect after it made consistent with that partner: every number stays right."""
+    names, values = list(dec.factors), list(dec.values)
+    k = len(names)
+    moving = [i for i in range(k)
+              if any(values[m] != values[m | 1 << i] for m in range(1 << k) if not m >> i & 1)]
+    causes = []
+    for c in dec.causes:
+        i = names.index(c.cause)
+        sizes = {j: abs(Fraction(values[1 << i | 1 << j]) - Fraction(values[1 << i])
+                        - Fraction(values[1 << j]) + Fraction(values[0])) for j in moving if j != i}
+        if not sizes:
+            causes.append(c)
+            continue
+        j = min(sizes, key=lambda x: (sizes[x], x))
+        causes.append(replace(c, partner=(names[j], Fraction(values[1 << i | 1 << j])
+                                          - Fraction(values[1 << j]))))
+    return replace(dec, causes=tuple(causes))
+
+
+def test_a_weakest_partner_fails_attribution(compared) -> None:
+    """A pair with three or more moving factors whose interactions differ in size: naming the
+    weakest partner (its effect after it computed right) fails the attribution check alone."""
+    result, configs, real = compared
+    hits = 0
+    for dec in result.decompositions:
+        a = next(c for c in configs if c.name == dec.frm)
+        b = next(c for c in configs if c.name == dec.to)
+        weakest = _weakest(dec)
+        if weakest == dec:
+            continue
+        hits += 1
+        assert _checks(weakest, a, b, real[id(a)], real[id(b)]) == {"attribution"}
+    assert hits >= 1, "no pair here names a partner the weakest would change"
+
+
+def test_alone_and_after_values_are_checked(compared) -> None:
+    dec, a, b, ra, rb = _pair(compared, "sacrebleu", "nltk-method1")
+    c = next(c for c in dec.causes if c.partner is not None)
+    k = dec.causes.index(c)
+    one_ulp = Fraction(math.ulp(1.0))
+    for broken in (replace(c, alone=c.alone + one_ulp),
+                   replace(c, partner=(c.partner[0], c.partner[1] + one_ulp)),
+                   replace(c, partner=(dec.inert[0] if dec.inert else "no such factor",
+                                       c.partner[1]))):
+        changed = replace(dec, causes=dec.causes[:k] + (broken,) + dec.causes[k + 1:])
+        assert _checks(changed, a, b, ra, rb) == {"attribution"}, broken
+
+
+def test_change_direction_and_ranked_lines_are_checked(compared) -> None:
+    dec, a, b, ra, rb = _pair(compared, "sacrebleu", "nltk-method1")
+    tok = next(c for c in dec.causes if c.cause == "tokenization")
+    assert tok.change.startswith("13a -> str.split()")
+    k = dec.causes.index(tok)
+    flipped = replace(tok, change="str.split() -> 13a")
+    assert _checks(replace(dec, causes=dec.causes[:k] + (flipped,) + dec.causes[k + 1:]),
+                   a, b, ra, rb) == {"attribution"}
+    ranked = next(c for c in dec.causes if len({abs(e) for _, e in c.line_effects}) >= 2)
+    k = dec.causes.index(ranked)
+    reversed_ = replace(ranked, line_effects=tuple(reversed(ranked.line_effects)))
+    assert _checks(replace(dec, causes=dec.causes[:k] + (reversed_,) + dec.causes[k + 1:]),
+                   a, b, ra, rb) == {"attribution"}
+
+
+def test_crosscheck_unit_fails_on_a_planted_weakest_partner(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The planted bug of the issue, in the crosscheck's own decomposition unit: score
+    --compare choosing the weakest interacting factor as the partner (numbers unchanged) is
+    an attribution failure on generated#0 (the crosscheck then exits 1: failed())."""
+    import bleu_compat.decompose as decompose
+    from bleu_compat.cli.crosscheck import failed
+    from bleu_compat.harness.classify import IMPLEMENTATIONS
+    from bleu_compat.harness.run import _run_decompositions
+
+    real = decompose.decompose
+    monkeypatch.setattr(decompose, "decompose", lambda *a, **k: _weakest(real(*a, **k)))
+    tally = _run_decompositions(0, "generated#0", IMPLEMENTATIONS, None)
+    checks = {f["check"] for f in tally.decomposition_failures}
+    assert checks == {"attribution"}, tally.decomposition_failures[:3]
+    assert failed({"unexpected_count": 0, "decomposition_failures_count": len(
+        tally.decomposition_failures)})

@@ -320,11 +320,22 @@ class TestCrosscheckCli:
         for real in report["real"]:
             assert real["scores"]["impl:" + CORRECT] == real["scores"]["truth"]
 
-    def test_floor_explained_exit_0(self, tmp_path: Path) -> None:
-        """The NLTK-like floor is a known dialect: explained (exit 0), named by its entry."""
+    def test_floor_is_a_finding_named_by_its_entry(self, tmp_path: Path) -> None:
+        """The NLTK-like floor is a known dialect, but the card is the target: a finding (exit 1)
+        named NLTK-DENOMINATOR-FLOOR, never UNEXPECTED; --allow accepts it (exit 0, the cases
+        counted as explained)."""
         proc = _run("crosscheck", "--impl", FLOOR, "--cases", "60", "--no-real", "--workers", "1",
                     "--no-progress", "--no-html", "--out", str(tmp_path))
+        assert proc.returncode == 1, proc.stdout + proc.stderr
+        report = json.loads((tmp_path / "crosscheck.json").read_text())
+        assert report["unexpected_count"] == 0 and report["findings_count"] > 0
+        assert {tuple(u["entries"]) for u in report["findings"]} == {("NLTK-DENOMINATOR-FLOOR",)}
+        assert report["judging"]["impl:" + FLOOR]["named"]["library"] == "nltk"
+        proc = _run("crosscheck", "--impl", FLOOR, "--cases", "60", "--no-real", "--workers", "1",
+                    "--no-progress", "--no-html", "--out", str(tmp_path),
+                    "--allow", "NLTK-DENOMINATOR-FLOOR")
         assert proc.returncode == 0, proc.stdout + proc.stderr
         report = json.loads((tmp_path / "crosscheck.json").read_text())
         assert "NLTK-DENOMINATOR-FLOOR" in report["entries"]
         assert report["summary"][CORPUS]["impl:" + FLOOR]["explained"] > 0
+        assert report["judging"]["impl:" + FLOOR]["allowed"] == ["NLTK-DENOMINATOR-FLOOR"]

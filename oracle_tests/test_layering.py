@@ -85,8 +85,8 @@ def test_core_modules_alone() -> None:
 #: library's difference is attributed.
 LIBRARY_DIRS = sorted(p.name for p in (PACKAGE / "libraries").iterdir()
                       if (p / "__init__.py").is_file())
-JUDGE = ["harness/truth.py", "harness/dialect.py", "catalog.py", "libraries/registry.py",
-         "libraries/plugin.py"] + [
+JUDGE = ["harness/truth.py", "harness/dialect.py", "harness/target.py", "catalog.py",
+         "libraries/registry.py", "libraries/plugin.py"] + [
     f"libraries/{name}/{part}" for name in LIBRARY_DIRS
     for part in ("__init__.py", "model.py", "entries.py")]
 JUDGE_MODULES = {"bleu_compat." + p[:-3].replace("/", ".").removesuffix(".__init__") for p in JUDGE}
@@ -111,7 +111,7 @@ def test_every_library_folder_is_judged() -> None:
 
     folders = {path.split(":")[0].rsplit(".", 1)[-1] for path in KNOWN_IMPLEMENTATIONS.values()}
     assert folders <= set(LIBRARY_DIRS), (KNOWN_IMPLEMENTATIONS, LIBRARY_DIRS)
-    assert len(JUDGE) == 5 + 3 * len(LIBRARY_DIRS)
+    assert len(JUDGE) == 6 + 3 * len(LIBRARY_DIRS)
 
 
 @pytest.mark.parametrize("path", JUDGE)

@@ -714,3 +714,123 @@ def test_another_scripts_file_is_refused_naming_it(small):
     p = _score(str(small / "ref.txt"), "-i", str(small / "hyp.txt"), "--compare",
                f"mteval-v14:path={_script('multi-bleu-detok.perl')}")
     assert p.returncode == 2 and "multi-bleu-detok.perl" in p.stderr and "give it as" in p.stderr
+
+
+# ------------------------------------------------- statistics side (issue 36, item 2)
+
+#: one segment whose first L tokens match (the adapters' one_segment text), every shape with
+#: c <= 4 and r in {0, L, L + 1, L + 3}: each zero-length branch, no unigram match, orders
+#: without n-grams (c < 4), and the ordinary case
+_ONE_SEGMENT = sorted({(c, L, r) for c in range(5) for L in range(c + 1)
+                       for r in (0, L, L + 1, L + 3) if r >= L})
+
+
+def _one_segment_request(c: int, L: int, r: int, method: str) -> dict:
+    return {"matches": [max(0, L - n + 1) for n in range(1, 5)],
+            "totals": [max(0, c - n + 1) for n in range(1, 5)],
+            "candidate_length": c, "reference_length": r, "smoothing": method}
+
+
+def test_statistics_side_models_where_the_card_gives_0():
+    """Without Perl: mteval's smoothing-tool model on bleu-smoothing-compute#154's kind (one
+    hypothesis token, no match, orders 2-4 empty) gives the script's bleu_score, not the card's
+    0: order 1 smoothed to 1/(2 * 1), orders 2-4 log 1, so exp(ln(1/2) / 4) = 2^(-1/4), printed
+    %.4f (0.8409; the real script prints it: test_statistics_side_against_the_real_scripts);
+    with only one of the two entries behind it on, the card's 0 stands."""
+    from bleu_compat.harness.dialect import same_value
+    from bleu_compat.libraries.mteval_v13a import model as v13a
+    from bleu_compat.libraries.mteval_v14 import model as v14
+
+    request = _one_segment_request(1, 0, 1, "method3")
+    for module, evaluate in ((v13a, v13a.evaluate), (v14, v14.evaluate)):
+        both = frozenset({module.NO_MATCH_SMOOTHED_SMOOTHING, module.EMPTY_ORDER_LOG_1_SMOOTHING})
+        out = evaluate("bleu-smoothing-compute", "as_called", request, both, {})
+        assert same_value(out["bleu"], 2 ** -0.25), out
+        printed = evaluate("bleu-smoothing-compute", "as_called", request,
+                           both | {module.PRINTS_SMOOTHING}, {})
+        assert printed["bleu"] == 0.8409
+        for one in both:
+            assert evaluate("bleu-smoothing-compute", "as_called", request, frozenset({one}),
+                            {})["bleu"] == 0.0
+    dies = v13a.evaluate("bleu-smoothing-compute", "as_called", _one_segment_request(1, 0, 0, "method3"),
+                         frozenset({v13a.ZERO_LENGTH_DIES_SMOOTHING}), {})
+    assert dies == {"error": "PerlDie: Illegal division by zero"}
+
+
+@needs_scripts
+@pytest.mark.parametrize("library, method", [("mteval-v13a", "method3"), ("mteval-v14", "method3"),
+                                             ("multi-bleu", "none"), ("multi-bleu-detok", "none")])
+def test_statistics_side_against_the_real_scripts(library, method, monkeypatch):
+    """Each script, through its adapter, on every one-segment statistics shape of _ONE_SEGMENT
+    (the kinds bleu-smoothing-compute#154 and the decompositions ending at a script meet): its
+    printed output is reproduced bit for bit by its dialect, in both modes, and the smallest
+    reproducing set is the entries that name what the script does there."""
+    from bleu_compat import catalog
+    from bleu_compat.harness.truth import truth
+    from bleu_compat.libraries import run_adapter
+    from bleu_compat.libraries.multi_bleu.adapter import Script
+
+    monkeypatch.setattr(Script, "_configured", {})  # the scripts of $BLEU_COMPAT_MOSES_SCRIPTS
+
+    prefix = library.upper()
+    seen: set[str] = set()
+    for c, L, r in _ONE_SEGMENT:
+        request = _one_segment_request(c, L, r, method)
+        for mode in ("as_called", "mapped"):
+            result = run_adapter(library, mode, "bleu-smoothing-compute", request)
+            assert result.not_representable is None, (request, result.not_representable)
+            output = result.output if result.output is not None else {"error": result.error}
+            rep = catalog.classify(library, mode, "bleu-smoothing-compute", request,
+                                   truth("bleu-smoothing-compute", request).expected, output)
+            assert rep.explained, (library, mode, request, output, rep.nearest_output)
+            seen.update(rep.entries or ())
+    if library.startswith("mteval"):
+        assert {f"{prefix}-NO-MATCH-SMOOTHED-SMOOTHING", f"{prefix}-EMPTY-ORDER-LOG-1-SMOOTHING",
+                f"{prefix}-PRINTS-4-DECIMALS-SMOOTHING"} <= seen, seen
+        assert (f"{prefix}-ZERO-LENGTH-DIES-SMOOTHING" in seen) == (library == "mteval-v13a")
+    else:
+        assert {f"{prefix}-EMPTY-REFERENCES-SMOOTHING", f"{prefix}-EMPTY-HYPOTHESES-SMOOTHING",
+                f"{prefix}-PRINTS-2-DECIMALS-SMOOTHING"} <= seen, seen
+
+
+@needs_scripts
+def test_decompositions_ending_at_mteval_on_short_hypotheses(tmp_path, monkeypatch):
+    """The crosscheck's 23-33 failed decomposition checks with the scripts present ("the
+    mteval-v13a model gives 0.0 ..., the library 0.6181"): on a corpus whose hypotheses have
+    no 4-gram (and one no matching unigram), every pair of sacreBLEU, NLTK and both mteval
+    scripts is decomposed, and each decomposition passes the independent check."""
+    from bleu_compat.decompose import compare, parse_config
+    from bleu_compat.harness.decomposition_check import check_compare
+    from bleu_compat.libraries.multi_bleu.adapter import Script
+
+    monkeypatch.setattr(Script, "_configured", {})  # the scripts of $BLEU_COMPAT_MOSES_SCRIPTS
+    hyp, ref = tmp_path / "hyp.txt", tmp_path / "ref.txt"
+    hyp.write_text("the cat sat\na b\nzz yy\n", encoding="utf-8")
+    ref.write_text("the cat sat on\na b c\nno match here\n", encoding="utf-8")
+    configs = [parse_config(n) for n in ("sacrebleu", "nltk", "mteval-v13a", "mteval-v14")]
+    result = compare(str(hyp), [str(ref)], configs)
+    checked, failures = check_compare(result, str(hyp), [str(ref)], configs)
+    assert checked == 6 and failures == [], failures
+    ends = {d.to: d for d in result.decompositions if d.frm == "sacrebleu"}
+    assert ends["mteval-v13a"].end > 0 and ends["mteval-v13a"].unexpected is None
+
+
+@needs_scripts
+def test_the_issue_reproduction_is_clean_with_the_scripts(tmp_path, monkeypatch):
+    """Issue 36's reproduction, `crosscheck --cases 160 --tools bleu-smoothing-compute --invalid 0
+    --no-real` with the four scripts present: exit 0 (it gave 4 UNEXPECTED on #154, mteval-v13a
+    and -v14 as called and mapped), each script's one-segment cases reproduced."""
+    import json
+
+    from bleu_compat.cli import main
+    from bleu_compat.libraries.multi_bleu.adapter import Script
+
+    monkeypatch.setattr(Script, "_configured", {})
+    out = tmp_path / "out"
+    code = main(["crosscheck", "--cases", "160", "--tools", "bleu-smoothing-compute", "--invalid", "0",
+                 "--no-real", "--workers", "1", "--no-progress", "--no-html", "--out", str(out)])
+    report = json.loads((out / "crosscheck.json").read_text())
+    assert code == 0, report["unexpected"][:2]
+    rows = report["summary"]["bleu-smoothing-compute"]
+    for impl in ("mteval-v13a/as_called", "mteval-v13a/mapped", "mteval-v14/as_called", "mteval-v14/mapped"):
+        assert rows[impl]["explained"] >= 1 and rows[impl]["unexpected"] == 0, (impl, rows[impl])

@@ -43,7 +43,8 @@ ROOT = Path(__file__).resolve().parents[1]
 @dataclass(frozen=True)
 class Mutant:
     """One planted bug: replace ``old`` by ``new`` in ``path`` (relative to the repository),
-    and each ``(old, new)`` of ``more`` in the same file (a bug whose checks are removed too)."""
+    and each ``(old, new)`` of ``more`` in the same file (a bug whose checks are removed too).
+    A change to ``bleu_compat/_ckernel.c`` is compiled into the copy (:func:`build_kernel`)."""
 
     name: str
     kind: str
@@ -52,6 +53,8 @@ class Mutant:
     new: str
     what: str
     more: tuple[tuple[str, str], ...] = ()
+    #: arguments the crosscheck runs with besides the default run's (a user's implementation)
+    args: tuple[str, ...] = ()
 
 
 MUTANTS: tuple[Mutant, ...] = (
@@ -128,6 +131,50 @@ MUTANTS: tuple[Mutant, ...] = (
            "if any(q <= _HALF_MIN_SUBNORMAL for q in ratios):",
            "if any(q < _HALF_MIN_SUBNORMAL for q in ratios):",
            "a ratio of exactly 2^-1075 (its double the even 0) taken as positive on the exact side"),
+    # --- a user's implementation judged against its target (issue 36 item 1) ------------
+    Mutant("impl-passed-by-any-library", "judge of --impl", "bleu_compat/harness/target.py",
+           "    verdict.named = name_behaviour(cases, check)\n    return verdict\n",
+           "    verdict.named = name_behaviour(cases, check)\n"
+           "    if all(c.output is None or any(s is not None for s in c.sets.values()) for c in cases):\n"
+           "        verdict.accepted, verdict.failing = (fam, on), []  # planted: per-case matches pass\n"
+           "    return verdict\n",
+           "a user's BLEU passes when each differing case alone matches some library's quirks "
+           "(run with --impl oracle_tests/impls/shortref_bleu.py:bleu)",
+           args=("--impl", "oracle_tests/impls/shortref_bleu.py:bleu")),
+    # --- the Perl scripts from statistics (issue 36 item 2) ----------------------------
+    Mutant("mteval-no-match-gives-card-0", "model of a Perl script", "bleu_compat/libraries/mteval_v13a/model.py",
+           "        if needs and needs <= on:\n", "        if False:  # planted\n",
+           "mteval's statistics model gives the card's 0 where the script smooths every order "
+           "(caught only with BLEU_COMPAT_MOSES_SCRIPTS naming the scripts)"),
+    # --- our tokenizers against their peers (issue 36 item 3) --------------------------
+    Mutant("13a-slash-not-split", "tokenizer", "bleu_compat/tokenizers/reference.py",
+           'PUNCT_13A = " !\\"#$%&()*+/:;<=>?@[\\\\]^_`{|}~"',
+           'PUNCT_13A = " !\\"#$%&()*+:;<=>?@[\\\\]^_`{|}~"',
+           "13a no longer splits / (mteval_13a('km/h') gives ['km/h'])"),
+    Mutant("13a-skipped-kept", "tokenizer", "bleu_compat/tokenizers/reference.py",
+           'line = line.replace("<skipped>", "").replace("-\\n", "")',
+           'line = line.replace("-\\n", "")',
+           "13a no longer removes <skipped>"),
+    Mutant("13a-entities-order", "tokenizer", "bleu_compat/tokenizers/reference.py",
+           '_ENTITIES = (("&quot;", \'"\'), ("&amp;", "&"), ("&lt;", "<"), ("&gt;", ">"))',
+           '_ENTITIES = (("&amp;", "&"), ("&quot;", \'"\'), ("&lt;", "<"), ("&gt;", ">"))',
+           "13a unescapes &amp; before &quot; (&amp;quot; becomes \")"),
+    Mutant("intl-general-punctuation-dropped", "tokenizer", "bleu_compat/tokenizers/unicode_tables.py",
+           "(0x1CD3, 0x1CD3), (0x2010, 0x2027), (0x2030, 0x2043),",
+           "(0x1CD3, 0x1CD3), (0x2030, 0x2043),",
+           "intl's punctuation loses General Punctuation U+2010-U+2027"),
+    Mutant("zh-cjk-symbols-shifted", "tokenizer", "bleu_compat/tokenizers/reference.py",
+           "    (0x3000, 0x303F),    # CJK Symbols and Punctuation",
+           "    (0x3001, 0x3040),    # CJK Symbols and Punctuation",
+           "zh's CJK Symbols and Punctuation range shifted by one (U+3001-U+3040)"),
+    Mutant("none-fast-u3000-not-whitespace", "tokenizer (compiled)", "bleu_compat/_ckernel.c",
+           "        return (end - p >= 3 && p[1] == 0x80 && p[2] == 0x80) ? 3 : 0;\n    return 0;",
+           "        return 0;  /* planted: U+3000 is no whitespace */\n    return 0;",
+           "the C kernel's whitespace set (none's fast path) loses U+3000"),
+    # --- the decomposition's attribution (issue 36 item 4) -----------------------------
+    Mutant("interaction-partner-weakest", "decomposition (attribution)", "bleu_compat/decompose.py",
+           "if best is None or size > best[0]:", "if best is None or size < best[0]:",
+           "each cause's 'interacts most with' partner is its weakest interacting factor"),
     # --- an internal error of ours (must be exit 3 naming the case, never a verdict) -------
     Mutant("internal-error-truth", "internal error (own)", "bleu_compat/harness/truth.py",
            "_EXP_UNDERFLOW_ARGUMENT = 800",
@@ -143,10 +190,11 @@ def _copy_package(dest: Path) -> None:
 
 
 def apply(mutant: Mutant, dest: Path) -> None:
-    """Apply ``mutant`` to the copy under ``dest``.
+    """Apply ``mutant`` to the copy under ``dest`` (a C change compiled there).
 
     Raises:
         ValueError: the text to replace does not occur exactly once (the mutant is stale).
+        subprocess.CalledProcessError: the mutated C kernel does not compile.
     """
     path = dest / mutant.path
     text = path.read_text(encoding="utf-8")
@@ -156,6 +204,24 @@ def apply(mutant: Mutant, dest: Path) -> None:
             raise ValueError(f"{mutant.name}: the text to replace occurs {n} times in {mutant.path}")
         text = text.replace(old, new)
     path.write_text(text, encoding="utf-8")
+    if mutant.path.endswith(".c"):
+        build_kernel(dest)
+
+
+def build_kernel(dest: Path) -> Path:
+    """Compile ``dest/bleu_compat/_ckernel.c`` in place of the copy's extension module (the C
+    compiler and flags Python was built with, as setup.py's build does); returns the module."""
+    import sysconfig
+
+    cc = (sysconfig.get_config_var("CC") or "cc").split()
+    suffix = sysconfig.get_config_var("EXT_SUFFIX") or ".so"
+    package = dest / "bleu_compat"
+    for old in package.glob("_ckernel*.so"):
+        old.unlink()
+    out = package / f"_ckernel{suffix}"
+    subprocess.run([*cc, "-shared", "-fPIC", "-O2", "-I", sysconfig.get_paths()["include"],
+                    str(package / "_ckernel.c"), "-o", str(out)], check=True, capture_output=True)
+    return out
 
 
 def run(mutant: Mutant | None, cases: int | None, workers: int | None) -> dict[str, object]:
@@ -172,7 +238,9 @@ def run(mutant: Mutant | None, cases: int | None, workers: int | None) -> dict[s
         if not where.startswith(str(dest)):
             raise RuntimeError(f"the copy is not the package imported ({where})")
         cmd = [sys.executable, "-m", "bleu_compat", "crosscheck", "--no-progress", "--no-html",
-               "--out", str(dest / "out")]
+               "--out", str(dest / "out"),
+               *(a if not a.startswith("oracle_tests/") else str(ROOT / a)
+                 for a in (mutant.args if mutant is not None else ()))]
         if cases is not None:
             cmd += ["--cases", str(cases)]
         if workers is not None:
@@ -184,7 +252,8 @@ def run(mutant: Mutant | None, cases: int | None, workers: int | None) -> dict[s
     outcome = {0: "missed", 1: "caught", 3: "internal error"}.get(proc.returncode, f"exit {proc.returncode}")
     found = [line.strip() for line in out.splitlines()
              if re.search(r"TOO BROAD|UNEXPECTED \S+#|UNEXPECTED real|internal error|UNEXPECTED: [1-9]"
-                         r"|DECOMPOSITION CHECK FAILED|EXACT SIDE DIFFERS", line)]
+                         r"|DECOMPOSITION CHECK FAILED|EXACT SIDE DIFFERS|UNEXPECTED tokenizer:"
+                         r"|FINDING[: ]|UNEXPECTED impl:|UNEXPECTED impl-canary", line)]
     return {"mutant": None if mutant is None else mutant.name, "kind": None if mutant is None else mutant.kind,
             "what": None if mutant is None else mutant.what, "exit": proc.returncode,
             "outcome": outcome, "finding": found[:3], "seconds": round(elapsed, 1)}
@@ -200,6 +269,9 @@ def check_of(result: dict[str, object]) -> str:
     for pattern, name in ((r"DECOMPOSITION CHECK FAILED: ([^(]+?) \(", "decomposition check ({})"),
                           (r"EXACT SIDE DIFFERS", "the truth's exact side, second route"),
                           (r"TOO BROAD", "model consistency (too broad / claimed ⇒ observed)"),
+                          (r"UNEXPECTED tokenizer:", "tokenizers against their peers (UNEXPECTED)"),
+                          (r"UNEXPECTED impl-canary", "the --impl judge on its canary (self-check)"),
+                          (r"FINDING[: ]|UNEXPECTED: impl:", "the --impl verdict against its target"),
                           (r"UNEXPECTED", "differential comparison (UNEXPECTED)")):
         m = re.search(pattern, first)
         if m:

@@ -36,7 +36,8 @@ MAX_WORKERS = 256
 HELP = "run ours and every registered BLEU implementation side by side and explain every difference"
 
 __all__ = ["register", "cmd_crosscheck", "run_report", "write_reports", "usage", "unwritable_dir",
-           "add_impl_argument", "resolve_impls", "hung", "interrupted", "not_judged"]
+           "add_impl_argument", "resolve_impls", "resolve_judging", "hung", "interrupted",
+           "not_judged"]
 
 
 def register(subparsers: Any) -> None:
@@ -106,6 +107,15 @@ def add_impl_argument(p: Any) -> None:
     from bleu_compat.foreign import add_option
 
     add_option(p)
+    p.add_argument(
+        "--target", default=None, metavar="CONFIG",
+        help="what the --impl implementations mean to compute: card (the default, unless an "
+             "implementation declares another) or a configuration of score --compare "
+             "(sacrebleu, nltk, torcheval, ...); every difference from it is a finding (exit 1)")
+    p.add_argument(
+        "--allow", action="append", default=None, metavar="ENTRY",
+        help="a catalog entry whose quirk the --impl implementations have on purpose (repeatable; "
+             "added to what each declares): differences it reproduces are accepted")
 
 
 def resolve_impls(specs: list[str] | None, timeout: float | None = None,
@@ -133,6 +143,34 @@ def resolve_impls(specs: list[str] | None, timeout: float | None = None,
         except ImplementationError as exc:
             return None, f"--impl {spec}: {exc}"
     return tuple(dict.fromkeys(ids)), None
+
+
+def resolve_judging(ids: tuple[str, ...] | None, target: str | None,
+                    allow: list[str] | None) -> tuple[dict[str, Any], str | None]:
+    """Each ``--impl`` implementation's :class:`~bleu_compat.harness.target.Judging`: its
+    declared target and allowances, ``--target`` in place of the target and ``--allow`` added
+    to the allowances; or a usage message (an unknown name, ``--target``/``--allow`` without
+    ``--impl``)."""
+    if not ids:
+        if target is not None or allow:
+            return {}, ("--target and --allow say what a user's implementation is judged "
+                        "against: give --impl too")
+        return {}, None
+    from bleu_compat.harness.target import TargetError, make_judging
+    from bleu_compat.implementations import resolve
+
+    out = {}
+    for name in ids:
+        impl = resolve(name)
+        declared_target = getattr(impl, "target", None)
+        wanted = target if target is not None else declared_target
+        try:
+            out[name] = make_judging(wanted, [*getattr(impl, "allow", ()), *(allow or ())])
+        except TargetError as exc:
+            where = "" if target is not None or (allow and not declared_target) else (
+                f" (declared by {name})")
+            return {}, f"{exc}{where}"
+    return out, None
 
 
 def interrupted(prog: str, exc: BaseException, checkpoint: str | None = None, *,
@@ -205,6 +243,7 @@ def run_report(seed: int, cases: dict[str, int], real: bool, workers: int | None
                implementations: tuple[str, ...] | None = None,
                cluster: str | None = None, checkpoint: str | Path | None = None,
                sample: dict[str, list[int]] | None = None,
+               judging: dict[str, Any] | None = None,
                ) -> tuple[dict[str, Any], float]:
     """Run a crosscheck and build its JSON report; returns (report, wall seconds).
 
@@ -212,7 +251,8 @@ def run_report(seed: int, cases: dict[str, int], real: bool, workers: int | None
     ``cluster`` and ``checkpoint``: as :func:`bleu_compat.harness.run.run_crosscheck`
     (its ConfigError and CheckpointMismatch propagate). ``sample``: tool -> further case
     numbers run besides the first ``cases[tool]`` (the gate's sample by kind; the report's
-    ``sampled``).
+    ``sampled``). ``judging``: each ``--impl`` implementation's target and allowances
+    (:func:`resolve_judging`).
     """
     from bleu_compat.harness.report import build_report, versions_now
     from bleu_compat.harness.classify import IMPLEMENTATIONS
@@ -240,11 +280,11 @@ def run_report(seed: int, cases: dict[str, int], real: bool, workers: int | None
             tally = run_crosscheck(seed=seed, cases=cases, real_sets=real_sets, workers=workers,
                                    progress=lambda n: bar.advance(task, n), invalid=invalid,
                                    implementations=impls, cluster=cluster, checkpoint=checkpoint,
-                                   extra_cases=sample)
+                                   extra_cases=sample, judging=judging)
     else:
         tally = run_crosscheck(seed=seed, cases=cases, real_sets=real_sets, workers=workers,
                                invalid=invalid, implementations=impls, cluster=cluster,
-                               checkpoint=checkpoint, extra_cases=sample)
+                               checkpoint=checkpoint, extra_cases=sample, judging=judging)
     elapsed = time.perf_counter() - start
     versions = {**versions_now(), **tally.versions}
     report = build_report(tally, seed=seed, cases=cases, versions=versions,
@@ -331,7 +371,10 @@ def _summary(report: dict[str, Any], out: Path | None, elapsed: float) -> None:
     for tool, rows in report["summary"].items():
         for impl, row in rows.items():
             print(f"  {tool:24} {impl:20} agree {row['agree']:5}  explained {row['explained']:5}  "
-                  f"UNEXPECTED {row['unexpected']:3}  not representable {row['not_representable']:4}")
+                  f"UNEXPECTED {row['unexpected']:3}  not representable {row['not_representable']:4}"
+                  + (f"  FINDINGS {row.get('finding', 0)}" if impl.startswith("impl:") else ""))
+    for impl, j in (report.get("judging") or {}).items():
+        print(f"  {j['status'].upper()}: {j['message']}")
     for tool, row in report.get("invalid", {}).items():
         print(f"  {tool:24} {'ours (invalid requests)':20} agree {row['agree']:5}  "
               f"UNEXPECTED {row['unexpected']:3}")
@@ -363,6 +406,13 @@ def _summary(report: dict[str, Any], out: Path | None, elapsed: float) -> None:
     for f in dec.get("failures", ())[:10]:
         print(f"  DECOMPOSITION CHECK FAILED: {f['check']} ({f['pair']}, {f.get('corpus')}): "
               f"{f['detail']}")
+    tok = report.get("tokenizers") or {}
+    if tok:
+        print(f"  tokenizers checked on {tok.get('lines', 0)} crafted lines, every path of ours "
+              "against the peer: "
+              + ", ".join(f"{c['tokenizer']} {'same' if c['same'] else 'DIFFERS'}"
+                          for c in tok.get("checked", ()))
+              + "".join(f"; not checked here: {n['tokenizer']}" for n in tok.get("not_checked", ())))
     exact = report.get("exact_side") or {}
     print(f"  exact side recomputed: {exact.get('checked', 0)} cases "
           f"({sum(exact.get('regimes', {}).values())} aimed at its special ranges); "
@@ -371,9 +421,18 @@ def _summary(report: dict[str, Any], out: Path | None, elapsed: float) -> None:
         print(f"  EXACT SIDE DIFFERS {f['case_id']} {f['field']}: truth {f['truth']!r}, "
               f"second route {f['direct']!r}")
     print(f"UNEXPECTED: {report['unexpected_count']}; too broad: {report.get('too_broad_count', 0)}; "
-          f"wall time {elapsed:.1f} s"
+          + (f"findings: {report.get('findings_count', 0)}; " if report.get("judging") else "")
+          + f"wall time {elapsed:.1f} s"
           + (f"; reports in {out}/crosscheck.{{{','.join(_written(out))}}}" if out else ""))
+    for u in report.get("findings", ())[:5]:
+        print(f"  FINDING {u['case_id']} {u['implementation']} {u['field']}: "
+              f"target {card_text(u)}, got {u['library_value']!r} ({' + '.join(u['entries']) or 'the card'})")
+        if u["command"]:
+            print("    " + u["command"].replace("\n", "\n    "))
     for u in report["unexpected"][:5]:
+        if (u.get("request") or {}).get("self_check"):  # issue 36: the judge on its canary
+            print(f"  UNEXPECTED {u['case_id']} {u['implementation']}: {u['request']['self_check']}")
+            continue
         if (u.get("request") or {}).get("token_check"):  # issue 20: the library's tokens
             print(f"  UNEXPECTED {u['case_id']} {u['implementation']} {u['field']}: "
                   f"{u['request']['token_check']}")
@@ -442,6 +501,9 @@ def cmd_crosscheck(args: argparse.Namespace) -> int:
     impls, problem = resolve_impls(args.impl, args.impl_timeout)
     if problem:
         return usage(problem)
+    judging, problem = resolve_judging(impls, args.target, args.allow)
+    if problem:
+        return usage(problem)
     if impls is not None:
         from bleu_compat.implementations import resolve
 
@@ -482,7 +544,7 @@ def cmd_crosscheck(args: argparse.Namespace) -> int:
     try:
         report, elapsed = run_report(args.seed, cases, not args.no_real, args.workers, progress,
                                      invalid, implementations=impls, cluster=args.cluster,
-                                     checkpoint=args.checkpoint)
+                                     checkpoint=args.checkpoint, judging=judging)
     except ImplementationHung as exc:
         return hung("bleu-compat crosscheck", exc)
     except KeyboardInterrupt as exc:
@@ -508,10 +570,11 @@ def cmd_crosscheck(args: argparse.Namespace) -> int:
 
 def failed(report: dict[str, Any]) -> bool:
     """Whether a crosscheck report fails: UNEXPECTED differences, catalog entries too broad,
-    decompositions failing their independent check, or exact doubles the second route
-    does not confirm."""
+    decompositions failing their independent check, exact doubles the second route
+    does not confirm, or a user's implementation differing from its target (named findings)."""
     return bool(report["unexpected_count"] or report.get("too_broad_count")
-                or report.get("decomposition_failures_count") or report.get("exact_findings_count"))
+                or report.get("decomposition_failures_count") or report.get("exact_findings_count")
+                or report.get("findings_count"))
 
 
 def not_judged(report: dict[str, Any]) -> str | None:

@@ -9,7 +9,8 @@ the output bit for bit, and for every differing field the entries that cause
 it (SPEC.md §7). It is the tool for documenting an edge case, and its output
 is what a bug report can paste. ``--format json`` gives the same as data.
 
-Exit status: 0 nothing UNEXPECTED; 1 some implementation UNEXPECTED; 2 a bad
+Exit status: 0 nothing UNEXPECTED; 1 some implementation UNEXPECTED, or a user's
+implementation (``--impl``) differs from its target (``--target``, ``--allow``); 2 a bad
 request (the ``{"error": ...}`` object on standard output) or usage error.
 """
 
@@ -67,7 +68,8 @@ def _library_own(impl: str, raw: dict[str, Any] | None, output: dict[str, Any] |
 
 
 def explain_request(tool_id: str, request: dict[str, Any],
-                    implementations: tuple[str, ...] | None = None) -> dict[str, Any]:
+                    implementations: tuple[str, ...] | None = None,
+                    judging: dict[str, Any] | None = None) -> dict[str, Any]:
     """Every implementation on a valid ``request``, classified (JSON-ready data).
 
     ``implementations`` default to ours and each library mode; ``impl:...`` ids
@@ -81,6 +83,15 @@ def explain_request(tool_id: str, request: dict[str, Any],
         implementation has ``name``, ``verdict``, ``output``, ``library_value``
         (its own number on its own scale), ``reproduced_by`` and ``fields``
         (``field``, ``card``, ``value``, ``ulps``, ``causes``, ``nearest``).
+
+        A user's implementation is judged against its target (``judging``: id ->
+        :class:`~bleu_compat.harness.target.Judging`, default the card; issue 36): its
+        verdict is ``identical``, ``accepted`` (another output its target or allowances
+        accept, by ``reproduced_by``), ``finding`` (not accepted; one library's dialect
+        reproduces it here: ``reproduced_by``, ``dialect``) or ``UNEXPECTED``; its fields
+        compare with the target's output (``card`` is the target's value); ``target``
+        says what it was judged against. ``findings`` is True when some implementation
+        has a finding.
     """
     import warnings
 
@@ -127,6 +138,11 @@ def explain_request(tool_id: str, request: dict[str, Any],
         })
         if impl.startswith("impl:"):
             impls_out[-1]["dialect"] = getattr(rep, "dialect", None)
+            if impl not in result.not_representable:
+                _judge_impl(impls_out[-1], impl, tool_id, request, result, (judging or {}).get(impl))
+                for f in impls_out[-1]["fields"]:
+                    for e in f["causes"]:
+                        seen[e] = None
     entries = {}
     for e_id in seen:
         e = catalog.entry(e_id)
@@ -139,7 +155,43 @@ def explain_request(tool_id: str, request: dict[str, Any],
         "implementations": impls_out,
         "entries": entries,
         "unexpected": any(i["verdict"] == "UNEXPECTED" for i in impls_out),
+        "findings": any(i["verdict"] == "finding" for i in impls_out),
     }
+
+
+def _judge_impl(out: dict[str, Any], impl: str, tool_id: str, request: dict[str, Any],
+                result: Any, rules: Any) -> None:
+    """``out`` (an implementation's entry of :func:`explain_request`) judged against the
+    implementation's target on this one request (:func:`bleu_compat.harness.target.accepted_here`)."""
+    from bleu_compat.harness.compare import compare_outputs
+    from bleu_compat.harness.target import Judging, accepted_here, target_output
+    from bleu_compat.harness.truth import truth
+
+    rules = rules or Judging()
+    output = out["output"] or {}
+    plain = {k: v for k, v in request.items() if k != "decimals"}
+    expected = truth(tool_id, plain).expected
+    out["target"] = rules.to_json()
+    accepted = accepted_here(rules, tool_id, plain, output, expected)
+    if accepted is not None:
+        fam, on = accepted
+        card_diffs = compare_outputs({f: expected.get(f) for f in output}, output)
+        out["verdict"] = "identical" if not card_diffs else "accepted"
+        out["reproduced_by"] = sorted(on)
+        out["dialect"] = fam.dialect if on else None
+        out["fields"] = [{"field": d.field, "card": d.expected, "value": d.actual, "ulps": d.ulps,
+                          "causes": sorted(on), "nearest": None} for d in card_diffs]
+        return
+    rep = result.reproductions.get(impl)
+    named = rep is not None and rep.explained and rep.entries is not None
+    target = target_output(rules, tool_id, plain, expected)
+    out["verdict"] = "finding" if named else "UNEXPECTED"
+    out["reproduced_by"] = list(rep.entries) if named else None
+    old = {f["field"]: f for f in out["fields"]}
+    out["fields"] = [{"field": d.field, "card": d.expected, "value": d.actual, "ulps": d.ulps,
+                      "causes": list(rep.entries) if named else [],
+                      "nearest": None if named else (old.get(d.field) or {}).get("nearest")}
+                     for d in compare_outputs({f: target.get(f) for f in output}, output)]
 
 
 def _short(value: Any) -> str:
@@ -156,10 +208,19 @@ def _text(doc: dict[str, Any]) -> str:
              f"card: {_short(doc['card'])}", ""]
     for impl in doc["implementations"]:
         head = f"{impl['name']}: {impl['verdict']}"
-        if impl["verdict"] == "explained":
-            head += " by " + " + ".join(impl["reproduced_by"])
+        target = impl.get("target")
+        if target is not None:
+            head += (f" against {target['target']}"
+                     + (f" ({target['library']} {target['release']})" if target["library"] else "")
+                     + (f", allowing {', '.join(target['allowed'])}" if target["allowed"] else ""))
+        if impl["verdict"] in ("explained", "accepted", "finding") and impl["reproduced_by"]:
+            head += (": reproduced by " if impl["verdict"] == "finding" else " by ") + \
+                " + ".join(impl["reproduced_by"])
             if impl.get("dialect"):
                 head += f" (it behaves as the {impl['dialect']} dialect)"
+            if impl["verdict"] == "finding" and target is not None and not target["library"]:
+                head += "; accept it on purpose with " + " ".join(
+                    f"--allow {e}" for e in impl["reproduced_by"])
         if impl["library_value"]:
             head += f"; the library's own {impl['library_value']}"
         lines.append(head)
@@ -167,7 +228,9 @@ def _text(doc: dict[str, Any]) -> str:
             lines.append(f"    {impl['not_representable']}")
         for f in impl["fields"]:
             ulps = f" ({f['ulps']} ULPs)" if isinstance(f["ulps"], int) and f["ulps"] < 2**20 else ""
-            lines.append(f"    {f['field']}: {_short(f['value'])} vs card {_short(f['card'])}{ulps}")
+            side = ("target" if (impl.get("target") or {}).get("library")
+                    and impl["verdict"] in ("finding", "UNEXPECTED") else "card")
+            lines.append(f"    {f['field']}: {_short(f['value'])} vs {side} {_short(f['card'])}{ulps}")
             if f["causes"]:
                 lines.append(f"      reproduced by {' + '.join(f['causes'])}")
             elif f["nearest"] is not None:
@@ -204,6 +267,10 @@ def cmd_explain(args: argparse.Namespace) -> int:
     from bleu_compat.isolation import ImplementationHung
 
     impls, problem = resolve_impls(args.impl, args.impl_timeout)
+    if not problem:
+        from bleu_compat.cli.crosscheck import resolve_judging
+
+        judging, problem = resolve_judging(impls, args.target, args.allow)
     if problem:
         from bleu_compat.cli.usage import refuse
 
@@ -219,7 +286,7 @@ def cmd_explain(args: argparse.Namespace) -> int:
                           f"{args.tool}: the --impl implementations answer only "
                           f"{', '.join(sorted(served))}", json=args.format == "json")
     try:
-        doc = explain_request(args.tool, request, impls)
+        doc = explain_request(args.tool, request, impls, judging)
     except ImplementationHung as exc:
         return hung("bleu-compat explain", exc, json=args.format == "json")
     if impls and all(i["verdict"] == "not representable" for i in doc["implementations"]):
@@ -230,4 +297,4 @@ def cmd_explain(args: argparse.Namespace) -> int:
                       f"representable for the --impl implementations ({reasons})",
                       json=args.format == "json")
     print(dumps_js(doc, indent=2) if args.format == "json" else _text(doc))
-    return 1 if doc["unexpected"] else 0
+    return 1 if doc["unexpected"] or doc["findings"] else 0

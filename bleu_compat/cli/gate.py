@@ -106,6 +106,10 @@ BASELINE_SCHEMA: dict[str, Any] = {
         "too_broad": {"type": "array", "items": {"type": "string"}},
         "decomposition_failures": {"type": "array", "items": {"type": "string"}},
         "exact_findings": {"type": "array", "items": {"type": "string"}},
+        # a user's implementation against its target (issue 36): what it was judged against,
+        # and the named findings (each fails the gate, as UNEXPECTED ones do)
+        "targets": {"type": "object", "additionalProperties": {"type": "string"}},
+        "findings": {"type": "array", "items": {"type": "string"}},
     },
 }
 
@@ -292,7 +296,19 @@ def baseline_of(report: dict[str, Any]) -> dict[str, Any]:
                                     for f in report["exact_side"]["findings"])}
            if (report.get("exact_side") or {}).get("findings") else {}),
         **_implementations_of(report),
+        **({"targets": {impl: _target_text(j) for impl, j in report["judging"].items()}}
+           if report.get("judging") else {}),
+        **({"findings": sorted({f"{u['tool_id']} | {u['implementation']} | {u['field']} | "
+                                f"{'+'.join(u['entries']) or 'the card'}"
+                                for u in report["findings"]})} if report.get("findings") else {}),
     }
+
+
+def _target_text(judging: dict[str, Any]) -> str:
+    """``torcheval (torcheval 0.0.7), allowing X`` as a baseline records a target."""
+    text = judging["target"] + (f" ({judging['library']} {judging['release']})"
+                                if judging.get("library") else "")
+    return text + (f", allowing {', '.join(judging['allowed'])}" if judging.get("allowed") else "")
 
 
 def _implementations_of(report: dict[str, Any]) -> dict[str, Any]:
@@ -331,6 +347,10 @@ def gate_diff(baseline: dict[str, Any], current: dict[str, Any]) -> list[str]:
     problems += [f"+ decomposition check failed: {t}" for t in current.get("decomposition_failures", ())]
     problems += [f"+ exact side differs from the second route: {t}"
                  for t in current.get("exact_findings", ())]
+    if baseline.get("targets", {}) != current.get("targets", {}):
+        problems.append(f"~ targets differ: baseline {baseline.get('targets') or 'the card'}, "
+                        f"this run {current.get('targets') or 'the card'}")
+    problems += [f"+ finding against the target: {t}" for t in current.get("findings", ())]
     old, new = set(baseline.get("kinds", [])), set(current["kinds"])
     problems += [f"+ new kind of divergence: {k}" for k in sorted(new - old)]
     problems += [f"- known divergence disappeared: {k}" for k in sorted(old - new)]
@@ -430,6 +450,11 @@ def cmd_gate(args: argparse.Namespace) -> int:
                                        args.impl_timeout)
         if problem:
             return usage(problem)
+        from bleu_compat.cli.crosscheck import resolve_judging
+
+        judging, problem = resolve_judging(impls, args.target, args.allow)
+        if problem:
+            return usage(problem)
         cases = baseline["cases"] if baseline else {t: GATE_CASES for t in _tools_of(impls)}
         invalid = None if impls else {t: GATE_INVALID for t in cases}  # users' code: ours' refusals untested
         sample = _sample(seed, cases, baseline, args.update) if not impls else None
@@ -444,7 +469,7 @@ def cmd_gate(args: argparse.Namespace) -> int:
 
         try:
             report, elapsed = run_report(seed, cases, True, args.workers, progress, invalid,
-                                         implementations=impls, sample=sample)
+                                         implementations=impls, sample=sample, judging=judging)
         except ImplementationHung as exc:
             return hung("bleu-compat gate", exc, json=args.format == "json")
         except KeyboardInterrupt as exc:

@@ -73,6 +73,10 @@ class CaseResult:
         too_broad: catalog entries claimed for the installed release and mode whose models
             change the library's reproduced output here
             (:func:`bleu_compat.harness.consistency.too_broad`, issue 25).
+        impl_cases: for each user's implementation judged here, its
+            :class:`~bleu_compat.harness.target.Case` (its fields, its output where it differs
+            from the card, each dialect's smallest reproducing set there): the run's verdict
+            against its target is taken over all of them (:func:`bleu_compat.harness.target.judge`).
     """
 
     tool_id: str
@@ -87,6 +91,7 @@ class CaseResult:
     raw: dict[str, Any] = field(default_factory=dict)
     reproductions: dict[str, Any] = field(default_factory=dict)
     too_broad: list[dict[str, Any]] = field(default_factory=list)
+    impl_cases: list[tuple[str, Any]] = field(default_factory=list)
 
 
 def _without_decimals(request: dict[str, Any]) -> dict[str, Any]:
@@ -219,10 +224,14 @@ class DialectMatch:
             the dialect that reproduces it (or, UNEXPECTED, of the nearest one).
         dialect: ``"<library>/<mode>"`` of that dialect (None: the card itself
             is nearest).
+        sets: every dialect tried -> its smallest reproducing entry set on this request, or
+            None (what the run-level verdict, :func:`bleu_compat.harness.target.judge`, builds
+            its candidates from).
     """
 
     reproduction: Any
     dialect: str | None
+    sets: dict[str, tuple[str, ...] | None] = field(default_factory=dict)
 
     @property
     def entries(self) -> tuple[str, ...] | None:
@@ -258,11 +267,13 @@ def classify_impl(tool_id: str, request: dict[str, Any], expected: dict[str, Any
     sub_expected = {f: expected[f] for f in fields}
     best: DialectMatch | None = None
     nearest: tuple[int, int, DialectMatch] | None = None
+    sets: dict[str, tuple[str, ...] | None] = {}
     for lib in libraries():
         for mode in lib.modes:
             rep = reproduce(catalog.entries_for(lib.name, tool_id, mode), catalog.MODELS[lib.name],
                             tool_id, mode, request, sub_expected, output)
             match = DialectMatch(rep, f"{lib.name}/{mode}")
+            sets[f"{lib.name}/{mode}"] = rep.entries
             if rep.explained:
                 if best is None or len(rep.entries) < len(best.entries or ()):
                     best = match
@@ -271,11 +282,11 @@ def classify_impl(tool_id: str, request: dict[str, Any], expected: dict[str, Any
                 if nearest is None or key < nearest[:2]:
                     nearest = (*key, match)
     if best is not None:
-        return best
+        return DialectMatch(best.reproduction, best.dialect, sets)
     assert nearest is not None
     if not nearest[2].reproduction.nearest:  # the card itself is nearest: no dialect to name
-        return DialectMatch(nearest[2].reproduction, None)
-    return nearest[2]
+        return DialectMatch(nearest[2].reproduction, None, sets)
+    return DialectMatch(nearest[2].reproduction, nearest[2].dialect, sets)
 
 
 def _evaluate_impl(result: CaseResult, impl: str, keep_outputs: bool) -> None:
@@ -309,7 +320,13 @@ def _evaluate_impl(result: CaseResult, impl: str, keep_outputs: bool) -> None:
     bleu = output.get("bleu")
     if isinstance(bleu, float) and bleu == bleu and bleu not in (float("inf"), float("-inf")):
         result.ulps_vs_exact[impl] = {"bleu": ulp_distance(bleu, the_truth.exact["bleu"])}
+    from bleu_compat.harness.target import Case
+
+    # the request travels with the case (a real corpus' is reloaded only if a model must run)
+    kept = None if case_id.startswith("real:") else plain
     if not diffs:
+        result.impl_cases.append((impl, Case(case_id, tool_id, tuple(output), request=kept,
+                                             expected=dict(expected))))
         return
     if crashed:  # no dialect ends a process: UNEXPECTED without trying them all (on a real
         # corpus that search took 30 s per corpus to find nothing)
@@ -319,6 +336,8 @@ def _evaluate_impl(result: CaseResult, impl: str, keep_outputs: bool) -> None:
     else:
         match = classify_impl(tool_id, plain, expected, output)
     result.reproductions[impl] = match
+    result.impl_cases.append((impl, Case(case_id, tool_id, tuple(output), dict(output),
+                                         dict(match.sets), kept, dict(expected))))
     rep = match.reproduction
     for d in diffs:
         if rep.explained:
@@ -331,6 +350,27 @@ def _evaluate_impl(result: CaseResult, impl: str, keep_outputs: bool) -> None:
         result.discrepancies.append(Discrepancy(
             tool_id, case_id, impl, d.field, d.expected, d.actual, d.ulps, tuple(causes),
             plain, reproduced_by=rep.entries, nearest=nearest))
+
+
+def differs_from_target(implementation: str, judging: Any, tool_id: str,
+                        request: dict[str, Any]) -> set[str]:
+    """The fields where a user's implementation, run on ``request``, differs from what its
+    target accepts on this one request (:func:`bleu_compat.harness.target.accepted_here`);
+    empty when it is accepted or cannot take the request. The shrinker's and ``explain``'s
+    question."""
+    from bleu_compat.harness.target import accepted_here, target_output
+
+    result = evaluate(tool_id, "judge", request, implementations=(implementation,),
+                      keep_outputs=True)
+    if implementation in result.not_representable or implementation not in result.outputs:
+        return set()
+    output = result.outputs[implementation]
+    plain = _without_decimals(request)
+    expected = truth(tool_id, plain).expected if "decimals" in request else result.truth.expected
+    if accepted_here(judging, tool_id, plain, output, expected) is not None:
+        return set()
+    target = target_output(judging, tool_id, plain, expected)
+    return {d.field for d in compare_outputs({f: target.get(f) for f in output}, output)}
 
 
 def evaluate_invalid(

@@ -27,7 +27,18 @@ enforces it):
 ``Shapley``
     each step's Shapley value equals the one recomputed here from the table
     (weights ``|S|! (k − |S| − 1)! / k!`` in :class:`fractions.Fraction`, over
-    bit masks rather than combinations), and the values sum exactly to the gap.
+    bit masks rather than combinations), and the values sum exactly to the gap;
+``attribution``
+    what ``--compare`` says of each step beyond its numbers (issue 36): its effect made
+    *alone* from the start (``v({i}) − v({})``, exact), the factor it *interacts most
+    with* (a moving factor j ≠ i of the largest ``|v({i, j}) − v({i}) − v({j}) + v({})|``;
+    any of them on a tie) and its effect made right after that one (``v({i, j}) − v({j})``),
+    none with fewer than two moving factors, all recomputed from the table; the
+    ``change`` it names runs from the start configuration's side to the end's (an entry
+    or statistics change ``off -> on`` when the end's implementation has it, the
+    tokenizers and smoothing methods by name, the effective order ``no``/``yes``); the
+    lines behind it are input lines (1 to the corpus' length, each once) and its ranked
+    line effects are those lines, largest effect first (ties by line).
 
 A decomposition the module could not give (``unexpected``: a model does not
 reproduce a library) fails ``end states``; a gap declared "not decomposable"
@@ -44,7 +55,7 @@ from typing import Any, Callable, Sequence
 __all__ = ["CHECKS", "check_decomposition", "factor_names", "real_bleu", "shapley_values"]
 
 #: the names of the checks, as findings name them
-CHECKS = ("end states", "factors", "inert", "telescoping", "Shapley")
+CHECKS = ("end states", "factors", "inert", "telescoping", "Shapley", "attribution")
 #: the request's factors, as the decomposition names them
 _REQUEST_FACTORS = ("case", "tokenization", "whitespace", "chop", "smoothing", "effective order",
                     "pooled references")
@@ -162,6 +173,96 @@ def _same(x: Any, y: Any) -> bool:
     return isinstance(x, float) and isinstance(y, float) and x == y and math.copysign(1, x) == math.copysign(1, y)
 
 
+def _interactions(values: Sequence[float], i: int, moving: Sequence[int]) -> dict[int, Fraction]:
+    """j -> ``v({i, j}) - v({i}) - v({j}) + v({})`` (exact) for every moving j other than i."""
+    v0, vi = Fraction(values[0]), Fraction(values[1 << i])
+    return {j: Fraction(values[1 << i | 1 << j]) - vi - Fraction(values[1 << j]) + v0
+            for j in moving if j != i}
+
+
+def _expected_change(name: str, a: Any, b: Any) -> tuple[str, str] | None:
+    """The two ends of a factor's ``change`` as ``--compare`` words them, where they follow
+    from the configurations alone (None: a factor whose words are its own)."""
+    sa, sb = _state(a), _state(b)
+    if name == "tokenization":
+        words = {"none": "str.split()"}
+        return words.get(sa[name], sa[name]), words.get(sb[name], sb[name])
+    if name == "effective order":
+        return ("yes" if sa[name] else "no"), ("yes" if sb[name] else "no")
+    if name == "smoothing":
+        return a.smoothing, b.smoothing
+    for key in sa:
+        if isinstance(key, tuple) and key[1] == name or (
+                isinstance(key, tuple) and key[0] == "entry" and (_shown(key[1], a) == name
+                                                                  or _shown(key[1], b) == name)):
+            return ("on" if sa[key] else "off"), ("on" if sb[key] else "off")
+    return None
+
+
+def _attribution(dec: Any, a: Any, b: Any, values: Sequence[float], names: Sequence[str],
+                 moving: Sequence[int], pair: str) -> list[dict[str, str]]:
+    """The ``attribution`` check (module docstring) of every step of ``dec``."""
+    out: list[dict[str, str]] = []
+
+    def fail(detail: str) -> None:
+        out.append({"check": "attribution", "pair": pair, "detail": detail})
+
+    for c in dec.causes:
+        if c.cause not in names:
+            continue  # named after no factor: the factors check says so
+        i = names.index(c.cause)
+        alone = getattr(c, "alone", None)
+        if alone is not None and alone != Fraction(values[1 << i]) - Fraction(values[0]):
+            fail(f"{c.cause} made alone moves the score by {float(alone)!r} given, "
+                 f"{float(Fraction(values[1 << i]) - Fraction(values[0]))!r} in the table")
+        partner = getattr(c, "partner", None)
+        inter = _interactions(values, i, moving) if i in moving else {}
+        if not inter:
+            if partner is not None:
+                fail(f"{c.cause} is said to interact most with {partner[0]}, but no other "
+                     "factor moves the score")
+        elif partner is None:
+            if alone is not None:
+                fail(f"{c.cause}: no factor it interacts most with is named; the table has "
+                     f"{len(inter)} other moving factor(s)")
+        else:
+            largest = max(abs(x) for x in inter.values())
+            strongest = [names[j] for j, x in inter.items() if abs(x) == largest]
+            if partner[0] not in names or names.index(partner[0]) not in inter:
+                fail(f"{c.cause} is said to interact most with {partner[0]}, which is no "
+                     "other factor that moves the score")
+            else:
+                j = names.index(partner[0])
+                if abs(inter[j]) != largest:
+                    fail(f"{c.cause} is said to interact most with {partner[0]} (interaction "
+                         f"{float(inter[j])!r}); the table's strongest is {', '.join(strongest)} "
+                         f"({float(largest)!r} in size)")
+                after = Fraction(values[1 << i | 1 << j]) - Fraction(values[1 << j])
+                if partner[1] != after:
+                    fail(f"{c.cause} right after {partner[0]}: {float(partner[1])!r} given, "
+                         f"{float(after)!r} in the table")
+        ends = _expected_change(c.cause, a, b)
+        change = getattr(c, "change", None)
+        if ends is not None and isinstance(change, str):
+            head = f"{ends[0]} -> {ends[1]}"
+            if not change.startswith(head):
+                fail(f"{c.cause}: the change is worded {change!r}; from {a.name} to {b.name} "
+                     f"it runs {head}")
+        lines = list(getattr(c, "lines", ()))
+        if len(set(lines)) != len(lines) or any(not isinstance(x, int) or x < 1 for x in lines):
+            fail(f"{c.cause}: the lines behind it {lines[:10]} are not distinct input lines")
+        effects = list(getattr(c, "line_effects", ()))
+        if effects:
+            if sorted(x for x, _ in effects) != sorted(lines):
+                fail(f"{c.cause}: its line effects are of lines {[x for x, _ in effects][:10]}, "
+                     f"the lines behind it are {lines[:10]}")
+            ranked = sorted(effects, key=lambda item: (-abs(item[1]), item[0]))
+            if [x for x, _ in ranked] != [x for x, _ in effects]:
+                fail(f"{c.cause}: its lines are not ranked by the size of their effect "
+                     f"({[x for x, _ in effects][:10]}; by size {[x for x, _ in ranked][:10]})")
+    return out
+
+
 def check_decomposition(dec: Any, a: Any, b: Any, real_a: float, real_b: float,
                         max_shapley: int = 12, unreproduced: bool = True) -> list[dict[str, str]]:
     """The checks ``dec`` (a decomposition of ``a`` -> ``b``) fails; empty when it passes.
@@ -249,6 +350,7 @@ def check_decomposition(dec: Any, a: Any, b: Any, real_a: float, real_b: float,
         if c.cause != names[i]:
             fail("telescoping", f"step {t + 1} is named {c.cause}; the factor it switches "
                  f"is {names[i]}")
+    out += _attribution(dec, a, b, values, names, moving, pair)
     gap = Fraction(float(dec.end)) - Fraction(float(dec.start))
     given = [c.shapley for c in dec.causes]
     if None in given:  # not computed (too many factors move): all absent, and the reason given

@@ -232,8 +232,27 @@ def to_html(report: dict[str, Any]) -> str:
         f"UNEXPECTED differences: {n_unexpected}.</p>",
         f'<p id="too-broad-verdict" class="{"unexpected" if report.get("too_broad") else "ok"}">'
         f"Catalog entries too broad: {report.get('too_broad_count', 0)}.</p>",
-        '<h2 id="summary">Summary per tool and implementation</h2>',
     ]
+    if report.get("judging"):  # a user's implementation against its target (issue 36)
+        body.append('<h2 id="targets">Your implementations: target, allowances, verdict</h2>')
+        body.append(_table(
+            ["implementation", "target", "allowed", "verdict", "cases judged", "findings"],
+            [[impl, j["target"] + (f" ({j['library']} {j['release']})" if j.get("library") else ""),
+              ", ".join(j["allowed"]) or "nothing",
+              _Raw(f'<span class="{"ok" if j["status"] == "pass" else "unexpected"}">'
+                   f'{_e(j["status"].upper())}</span>'), j["judged"], j["failing"]]
+             for impl, j in report["judging"].items()], numeric=(4, 5)))
+        for j in report["judging"].values():
+            body.append(f'<p class="{"ok" if j["status"] == "pass" else "unexpected"}">'
+                        f"{_e(j['message'])}</p>")
+        for g in report.get("finding_reproducers") or ():
+            u = g["first"]
+            body.append(f'<div class="case"><p>Finding: <b>{_e(u["case_id"])}</b> '
+                        f'{_e(g["implementation"])} <code>{_e(g["field"])}</code>: target '
+                        f'{_e(card_text(dict(u, field=g["field"]), str))}, got '
+                        f'<span class="unexpected">{_e(u["library_value"])}</span></p>'
+                        + (f"<pre>{_e(g['command'])}</pre>" if g.get("command") else "") + "</div>")
+    body.append('<h2 id="summary">Summary per tool and implementation</h2>')
     if report["summary"]:
         body.append(_figure("chart-summary", "Cases per tool × implementation: agree, explained "
                             "(reproduced by catalog models), UNEXPECTED, not representable.",
@@ -326,6 +345,15 @@ def to_html(report: dict[str, Any]) -> str:
                            [[r["name"], r["segments"], r["published"]]
                             + [_short(r["scores"].get(i)) for i in impls] for r in report["real"]],
                            numeric=tuple(range(3, 3 + len(impls)))))
+    tok = report.get("tokenizers") or {}
+    if tok:
+        body.append('<h2 id="tokenizers">Our tokenizers against their peers</h2>')
+        body.append(_table(["tokenizer", "peer", "paths", "same"],
+                           [[c["tokenizer"], c["peer"], ", ".join(c["paths"]),
+                             "yes" if c["same"] else _Raw('<span class="unexpected">no</span>')]
+                            for c in tok.get("checked", ())]
+                           + [[n["tokenizer"], "not checked here", n["why"], "—"]
+                              for n in tok.get("not_checked", ())]))
     body.append(f'<h2 id="unexpected">UNEXPECTED differences ({n_unexpected})</h2>')
     if not report["unexpected"]:
         body.append("<p>None: every difference is reproduced by a catalog entry's model.</p>")
@@ -354,7 +382,10 @@ def to_html(report: dict[str, Any]) -> str:
             + (f" ({u['ulps']} ULPs)" if isinstance(u.get("ulps"), int) else "") + "</p>"
             + near_text
             + ("<p>Minimal reproducer (shrunk):</p>" + _json_block(u["reproducer"])
-               if u.get("reproducer") is not None else "<p>(real corpus: no shrunk reproducer)</p>")
+               if u.get("reproducer") is not None else
+               f"<p>{_e(u.get('token_check') or u.get('self_check'))}</p>"
+               if u.get("token_check") or u.get("self_check") else
+               "<p>(real corpus: no shrunk reproducer)</p>")
             + (f"<p>Run it through ours:</p><pre>{_e(u['command'])}</pre>" if u.get("command") else "")
             + "</div>")
     return _page("bleu-compat crosscheck", body)

@@ -79,7 +79,8 @@ def build_report(tally: Tally, *, seed: int, cases: dict[str, int], versions: di
     for d in tally.unexpected:
         item = d.to_json()
         repro = d.reproducer if d.reproducer is not None else (
-            d.request if "real_corpus" not in d.request else None)
+            d.request if not {"real_corpus", "token_check", "self_check"} & set(d.request)
+            else None)
         item["reproducer"] = repro
         item["command"] = run_command(d.tool_id, repro, d.implementation) if repro is not None else None
         unexpected.append(item)
@@ -87,6 +88,15 @@ def build_report(tally: Tally, *, seed: int, cases: dict[str, int], versions: di
         {"tool": t, "implementation": i, "entry": e, "title": titles.get(e, ""), "count": count,
          "example": example}
         for (t, i, e), (count, example) in sorted(tally.too_broad.items())]
+    findings = []
+    for d in tally.findings:
+        item = d.to_json()
+        item["unexpected"] = False
+        repro = d.reproducer if d.reproducer is not None else (
+            d.request if "real_corpus" not in d.request else None)
+        item["reproducer"] = repro
+        item["command"] = run_command(d.tool_id, repro, d.implementation) if repro is not None else None
+        findings.append(item)
     return {
         "format": FORMAT,
         "seed": seed,
@@ -116,6 +126,13 @@ def build_report(tally: Tally, *, seed: int, cases: dict[str, int], versions: di
                        "regimes": dict(sorted(tally.exact_regimes.items())),
                        "findings": list(tally.exact_findings)},
         "exact_findings_count": len(tally.exact_findings),
+        # a user's implementation against its target (issue 36): the verdict per implementation,
+        # and the named findings (one library's consistent quirks; UNEXPECTED ones are above)
+        "judging": {i: tally.judgements[i] for i in sorted(tally.judgements)},
+        "tokenizers": dict(tally.tokenizer_checks),
+        "findings_count": len(findings),
+        "findings": findings,
+        "finding_reproducers": group_reproducers(findings),
         "never_reproduced": never_reproduced(versions, implementations or IMPLEMENTATIONS,
                                              set(entries_out)),
     }
@@ -165,8 +182,10 @@ def group_reproducers(unexpected: Sequence[dict[str, Any]]) -> list[dict[str, An
             groups[key] = group = {
                 "tool_id": u["tool_id"], "implementation": u["implementation"], "field": u["field"],
                 "reproducer": u.get("reproducer"), "command": u.get("command"), "count": 0,
-                "case_ids": [], "first": {k: u.get(k) for k in (
-                    "case_id", "card_value", "library_value", "ulps", "nearest")}}
+                "case_ids": [], "first": {**{k: u.get(k) for k in (
+                    "case_id", "card_value", "library_value", "ulps", "nearest")},
+                    **{k: u["request"][k] for k in ("token_check", "self_check")
+                       if isinstance(u.get("request"), dict) and k in u["request"]}}}
         group["count"] += 1
         if len(group["case_ids"]) < MAX_CASE_IDS:
             group["case_ids"].append(u["case_id"])
@@ -277,15 +296,40 @@ def to_markdown(report: dict[str, Any]) -> str:
         f"**Exact side recomputed on {report.get('exact_side', {}).get('checked', 0)} cases; "
         f"differences: {report.get('exact_findings_count', 0)}.**",
         "",
+    ]
+    if report.get("judging"):
+        lines += [f"**Your implementations: findings against their targets: "
+                  f"{report.get('findings_count', 0)} (UNEXPECTED ones counted above).**", "",
+                  "## Your implementations: target, allowances, verdict", "",
+                  "| implementation | target | allowed | verdict | cases judged | differ from the card "
+                  "| findings |", "|---|---|---|---|---:|---:|---:|"]
+        for impl, j in report["judging"].items():
+            target = j["target"] + (f" ({j['library']} {j['release']})" if j.get("library") else "")
+            lines.append(f"| {impl} | {target} | {', '.join(j['allowed']) or 'nothing'} | "
+                         f"{j['status'].upper()} | {j['judged']} | {j['differ_from_card']} | "
+                         f"{j['failing']} |")
+        lines.append("")
+        for impl, j in report["judging"].items():
+            lines += [f"- {_md_value(j['message']) if len(j['message']) <= 120 else j['message']}", ""]
+        for g in report.get("finding_reproducers") or ():
+            u = g["first"]
+            cases = (f"{g['count']} cases: {_case_list(g)}" if g["count"] > 1 else u["case_id"])
+            lines += [f"### Finding: {g['implementation']} `{g['field']}` ({cases})", "",
+                      f"target value {card_text(dict(u, field=g['field']), _md_value)}, "
+                      f"implementation value {_md_value(u['library_value'])}", ""]
+            if g["command"]:
+                lines += ["Minimal reproducer (shrunk):", "", "```sh", g["command"], "```", ""]
+    lines += [
         "## Summary (cases per tool and implementation)",
         "",
-        "| tool | implementation | agree | explained | UNEXPECTED | not representable |",
-        "|---|---|---:|---:|---:|---:|",
+        "| tool | implementation | agree | explained | UNEXPECTED | not representable | findings |",
+        "|---|---|---:|---:|---:|---:|---:|",
     ]
     for tool, rows in report["summary"].items():
         for impl, row in rows.items():
             lines.append(f"| {tool} | {impl} | {row['agree']} | {row['explained']} | "
-                         f"{row['unexpected']} | {row['not_representable']} |")
+                         f"{row['unexpected']} | {row['not_representable']} | "
+                         f"{row.get('finding', 0)} |")
     if report.get("invalid"):
         lines += ["", "## Invalid requests (ours against the truth's own SPEC.md §2 checks)", "",
                   "| tool | cases | same error code and path | UNEXPECTED |", "|---|---:|---:|---:|"]
@@ -336,6 +380,17 @@ def to_markdown(report: dict[str, Any]) -> str:
     for f in exact.get("findings", ()):
         lines.append(f"- {f['case_id']} `{f['field']}`: truth {f['truth']!r}, second route "
                      f"{f['direct']!r} (c {f.get('candidate_length')}, r {f.get('reference_length')})")
+    tok = report.get("tokenizers") or {}
+    if tok:
+        lines += ["", "## Our tokenizers against their peers (issue 36)", "",
+                  f"Each on {tok.get('lines', 0)} crafted lines, through every path of ours; a "
+                  "difference is UNEXPECTED (below), with the shortest line that shows it.", "",
+                  "| tokenizer | peer | paths | same |", "|---|---|---|---|"]
+        for c in tok.get("checked", ()):
+            lines.append(f"| {c['tokenizer']} | {c['peer']} | {', '.join(c['paths'])} | "
+                         f"{'yes' if c['same'] else '**no**'} |")
+        for n in tok.get("not_checked", ()):
+            lines.append(f"| {n['tokenizer']} | not checked here | {_md_value(n['why'])} | — |")
     lines += ["", "## Entries of the installed releases never reproduced in this run", ""]
     if not report.get("never_reproduced"):
         lines.append("None: every entry of the installed releases' dialects was reproduced.")
@@ -386,7 +441,8 @@ def to_markdown(report: dict[str, Any]) -> str:
         for d in r["discrepancies"]:
             lines.append(f"- {r['name']}: {d['implementation']} `{d['field']}` "
                          f"{card_text(d, _md_value)} → {_md_value(d['library_value'])}"
-                         f" ({'+'.join(d['entries']) or 'UNEXPECTED'})")
+                         f" ({'finding: ' if d.get('finding') else ''}"
+                         f"{'+'.join(d['entries']) or ('the card' if d.get('finding') else 'UNEXPECTED')})")
     lines += ["", "## UNEXPECTED differences", ""]
     if not report["unexpected"]:
         lines.append("None: every difference is reproduced bit for bit by a set of catalog entries.")
@@ -408,8 +464,12 @@ def to_markdown(report: dict[str, Any]) -> str:
                       "implementation's output.", ""]
         if g["command"]:
             lines += ["Minimal reproducer (shrunk by hypothesis):", "", "```sh", g["command"], "```", ""]
-        elif (u.get("request") or {}).get("token_check"):  # issue 20: a library's tokens
-            lines += [f"(real corpus; not shrunk) {u['request']['token_check']}", ""]
+        elif (u.get("request") or {}).get("self_check"):  # the judge on its canary (issue 36)
+            lines += [f"(a self-check of the judge) {u['request']['self_check']}", ""]
+        elif (u.get("request") or {}).get("token_check"):  # a library's tokens, or ours (issue 36)
+            where = "real corpus; not shrunk" if "real_corpus" in u["request"] else (
+                "tokenizer check; the line is the shortest that shows it")
+            lines += [f"({where}) {u['request']['token_check']}", ""]
         else:
             lines += ["(real corpus; not shrunk)", ""]
     return "\n".join(lines) + "\n"
@@ -439,6 +499,22 @@ def to_junit(report: dict[str, Any]) -> str:
             out = ET.SubElement(case, "system-out")
             out.text = f"explained by {e}: {k['count']} case(s)"
             by_tool.setdefault(k["tool"], []).append(case)
+    for impl, j in (report.get("judging") or {}).items():
+        case = ET.Element("testcase", classname=f"target.{impl}",
+                          name=f"against {j['target']}"
+                               + (f" allowing {', '.join(j['allowed'])}" if j["allowed"] else ""))
+        if j["status"] != "pass":
+            failure = ET.SubElement(case, "failure", type="FINDING" if j["status"] == "finding"
+                                    else "UNEXPECTED", message=f"{j['failing']} case(s) differ from "
+                                    f"the target {j['target']}")
+            failure.text = j["message"] + "\n\n" + "\n\n".join(
+                f"{u['case_id']} {u['field']}: target {card_text(u)}, got {u['library_value']!r}\n"
+                + (u["command"] or "") for u in report.get("findings", ())
+                if u["implementation"] == impl)
+        else:
+            out = ET.SubElement(case, "system-out")
+            out.text = j["message"]
+        by_tool.setdefault("targets", []).append(case)
     for t in report.get("too_broad", ()):
         ex = t["example"]
         case = ET.Element("testcase", classname=f"{t['tool']}.{t['implementation']}",
@@ -454,6 +530,14 @@ def to_junit(report: dict[str, Any]) -> str:
         failure = ET.SubElement(case, "failure", type="DECOMPOSITION", message=f"{f['check']} failed")
         failure.text = f"{f.get('corpus')}: {f['detail']}"
         by_tool.setdefault("decompositions", []).append(case)
+    for c in (report.get("tokenizers") or {}).get("checked", ()):
+        case = ET.Element("testcase", classname="tokenizers", name=f"{c['tokenizer']} vs {c['peer']}")
+        bad = [u for u in report["unexpected"] if u["implementation"] == f"ours/{c['tokenizer']}"]
+        if bad:
+            failure = ET.SubElement(case, "failure", type="UNEXPECTED",
+                                    message=f"{len(bad)} path(s) give other tokens")
+            failure.text = "\n".join(u["request"]["token_check"] for u in bad)
+        by_tool.setdefault("tokenizers", []).append(case)
     for f in (report.get("exact_side") or {}).get("findings", ()):
         case = ET.Element("testcase", classname="exact-side", name=f"{f['case_id']} {f['field']}")
         failure = ET.SubElement(case, "failure", type="EXACT-SIDE", message="exact doubles differ")
@@ -462,7 +546,8 @@ def to_junit(report: dict[str, Any]) -> str:
     for r in report["real"]:
         for impl in report["implementations"]:
             case = ET.Element("testcase", classname=f"real.{r['name']}", name=impl)
-            bad = [d for d in r["discrepancies"] if d["implementation"] == impl and not d["entries"]]
+            bad = [d for d in r["discrepancies"] if d["implementation"] == impl
+                   and (not d["entries"] or d.get("finding"))]
             if bad:
                 failure = ET.SubElement(case, "failure", type="UNEXPECTED", message="UNEXPECTED difference")
                 failure.text = "\n".join(f"{d['field']}: {d['card_value']!r} -> {d['library_value']!r}" for d in bad)

@@ -177,6 +177,17 @@ class Tally:
             aimed at each range the truth's exact side treats specially -> count.
         exact_findings: fields where the truth's exact double differs from the second
             route's; any fails the run.
+        impl_cases: ``(implementation, Case)`` for every case a user's implementation was
+            judged on (:class:`bleu_compat.harness.target.Case`); the verdict against its
+            target is taken over all of them once the run is merged (:func:`judge_impls`).
+        findings: the cases where a user's implementation differs from its target and one
+            library's consistent set of quirks reproduces it everywhere (a named finding,
+            issue 36; its UNEXPECTED ones are in ``unexpected``); any fails the run.
+        judgements: implementation -> its verdict (:meth:`Verdict.to_json`).
+        tokenizer_checks: every tokenizer we ship run through each of our paths against its
+            peer (:func:`bleu_compat.harness.tokenizer_check.check_all`: ``checked``,
+            ``not_checked``, ``lines``); a difference is an UNEXPECTED discrepancy (field
+            ``tokens``, issue 36).
     """
 
     cases: dict[str, int] = field(default_factory=dict)
@@ -196,6 +207,10 @@ class Tally:
     exact_checked: int = 0
     exact_regimes: dict[str, int] = field(default_factory=dict)
     exact_findings: list[dict[str, Any]] = field(default_factory=list)
+    impl_cases: list[tuple[str, Any]] = field(default_factory=list)
+    findings: list[Discrepancy] = field(default_factory=list)
+    judgements: dict[str, dict[str, Any]] = field(default_factory=dict)
+    tokenizer_checks: dict[str, Any] = field(default_factory=dict)
 
     def add_too_broad(self, findings: Sequence[dict[str, Any]]) -> None:
         """Count consistency findings (:func:`bleu_compat.harness.consistency.too_broad`)."""
@@ -221,9 +236,12 @@ class Tally:
         self.cases[tool] = self.cases.get(tool, 0) + 1
         self.versions.update(result.versions)
         self.add_too_broad(result.too_broad)
+        self.impl_cases.extend(result.impl_cases)
         by_impl: dict[str, list[Discrepancy]] = {}
         for d in result.discrepancies:
             by_impl.setdefault(d.implementation, []).append(d)
+            if d.implementation.startswith("impl:"):
+                continue  # judged against its target over the whole run (judge_impls)
             key = (tool, d.implementation, d.field, d.entries)
             if key not in self.kinds:
                 self.kinds[key] = [0, d.to_json()]
@@ -242,6 +260,8 @@ class Tally:
                 reason = result.not_representable[impl]
                 nkey = (tool, impl, reason)
                 self.not_representable[nkey] = self.not_representable.get(nkey, 0) + 1
+            elif impl.startswith("impl:"):
+                continue  # counted by judge_impls, against the implementation's target
             elif impl not in by_impl:
                 row["agree"] += 1
             elif any(d.unexpected for d in by_impl[impl]):
@@ -301,10 +321,15 @@ class Tally:
         for key, n in other.exact_regimes.items():
             self.exact_regimes[key] = self.exact_regimes.get(key, 0) + n
         self.exact_findings.extend(other.exact_findings)
+        self.impl_cases.extend(other.impl_cases)
+        self.findings.extend(other.findings)
+        self.judgements.update(other.judgements)
+        if other.tokenizer_checks:
+            self.tokenizer_checks = other.tokenizer_checks
 
 
 #: ``format`` of a tally as JSON (a checkpoint's chunk files, :func:`tally_to_json`).
-TALLY_FORMAT = "bleu-compat-tally/3"
+TALLY_FORMAT = "bleu-compat-tally/4"
 
 _KEY4 = {"type": "array", "items": [{"type": "string"}] * 3
          + [{"type": "array", "items": {"type": "string"}}], "minItems": 4, "maxItems": 4}
@@ -337,7 +362,7 @@ TALLY_SCHEMA: dict[str, Any] = {
     "required": ["format", "cases", "case_outcomes", "kinds", "kind_sets", "not_representable",
                  "ulps", "ulps_max", "unexpected", "versions", "real", "invalid", "too_broad",
                  "decompositions", "decomposition_failures", "exact_checked", "exact_regimes",
-                 "exact_findings"],
+                 "exact_findings", "impl_cases", "findings", "judgements", "tokenizer_checks"],
     "additionalProperties": False,
     "properties": {
         "format": {"const": TALLY_FORMAT},
@@ -372,6 +397,22 @@ TALLY_SCHEMA: dict[str, Any] = {
         "exact_checked": _COUNT,
         "exact_regimes": _COUNTS,
         "exact_findings": {"type": "array", "items": {"type": "object"}},
+        "impl_cases": {"type": "array", "items": {
+            "type": "array", "items": [{"type": "string"}, {
+                "type": "object", "required": ["case_id", "tool_id", "fields", "output", "sets",
+                                               "request", "expected"],
+                "additionalProperties": False,
+                "properties": {
+                    "case_id": {"type": "string"}, "tool_id": {"type": "string"},
+                    "fields": {"type": "array", "items": {"type": "string"}},
+                    "output": {"anyOf": [{"type": "null"}, {"type": "object"}]},
+                    "sets": {"type": "object", "additionalProperties": _OPT_STRINGS},
+                    "request": {"anyOf": [{"type": "null"}, {"type": "object"}]},
+                    "expected": {"anyOf": [{"type": "null"}, {"type": "object"}]}}}],
+            "minItems": 2, "maxItems": 2}},
+        "findings": {"type": "array", "items": _DISCREPANCY_SCHEMA},
+        "judgements": {"type": "object", "additionalProperties": {"type": "object"}},
+        "tokenizer_checks": {"type": "object"},
     },
 }
 
@@ -423,6 +464,10 @@ def tally_to_json(tally: Tally) -> dict[str, Any]:
         "exact_checked": tally.exact_checked,
         "exact_regimes": dict(tally.exact_regimes),
         "exact_findings": list(tally.exact_findings),
+        "impl_cases": [[impl, case.to_json()] for impl, case in tally.impl_cases],
+        "findings": [_discrepancy_to_json(d) for d in tally.findings],
+        "judgements": dict(tally.judgements),
+        "tokenizer_checks": dict(tally.tokenizer_checks),
     }
 
 
@@ -468,7 +513,18 @@ def tally_from_json(data: Any) -> Tally:
         exact_checked=data["exact_checked"],
         exact_regimes=dict(data["exact_regimes"]),
         exact_findings=_restore_markers(data["exact_findings"]),
+        impl_cases=[(impl, _case_from_json(_restore_markers(case)))
+                    for impl, case in data["impl_cases"]],
+        findings=[_discrepancy_from_json(d) for d in data["findings"]],
+        judgements=_restore_markers(data["judgements"]),
+        tokenizer_checks=dict(data["tokenizer_checks"]),
     )
+
+
+def _case_from_json(data: dict[str, Any]) -> Any:
+    from .target import Case
+
+    return Case.from_json(data)
 
 
 class CaseError(RuntimeError):
@@ -694,6 +750,30 @@ def _run_negatives(implementations: tuple[str, ...]) -> Tally:
     return tally
 
 
+#: a run with fewer generated cases than this (the tests' quick runs) does not run the
+#: tokenizer check unless asked (about 2 s of one core: every tokenizer, every path)
+TOKENIZER_MIN_CASES = 100
+
+
+def _run_tokenizers() -> Tally:
+    """Every tokenizer we ship, through each of our paths, against its peer's tokens
+    (:mod:`bleu_compat.harness.tokenizer_check`, issue 36): each difference an UNEXPECTED
+    discrepancy of the field ``tokens`` (the peer's tokens as the card side, ours as the
+    implementation's) on the shortest line that shows it."""
+    from .tokenizer_check import check_all
+
+    result = _guarded("tokenizers", check_all)
+    tally = Tally()
+    tally.tokenizer_checks = {k: v for k, v in result.items() if k != "findings"}
+    for f in result["findings"]:
+        tally.unexpected.append(Discrepancy(
+            "tokenizer", f"tokenizer:{f['tokenizer']}", f"ours/{f['tokenizer']}", "tokens",
+            f["theirs"], f["ours"], None, (),
+            {"token_check": f["message"], "tokenizer": f["tokenizer"], "path": f["path"],
+             "line": f["line"]}))
+    return tally
+
+
 def _run_invalid_chunk(seed: int, tool_id: str, start: int, count: int) -> Tally:
     from .classify import evaluate_invalid
     from .invalid import generate_invalid_case
@@ -742,7 +822,9 @@ def _run_real_unguarded(real: RealSet, implementations: tuple[str, ...], root: s
         "totals": result.truth.expected["totals"],
         "candidate_length": result.truth.expected["candidate_length"],
         "reference_length": result.truth.expected["reference_length"],
-        "outcomes": {impl: next(k for k, v in row.items() if v) for impl, row in outcomes.items()},
+        # a user's implementation is judged against its target once the run is merged
+        "outcomes": {impl: next((k for k, v in row.items() if v), "judged")
+                     for impl, row in outcomes.items()},
         "not_representable": dict(result.not_representable),
         "discrepancies": [d.to_json(with_request=False) for d in result.discrepancies],
     })
@@ -818,6 +900,8 @@ def run_crosscheck(
     extra_cases: dict[str, Sequence[int]] | None = None,
     decompositions: bool | None = None,
     exact_regimes: bool = True,
+    judging: dict[str, Any] | None = None,
+    tokenizers: bool | None = None,
 ) -> Tally:
     """Run a crosscheck and return the merged :class:`Tally`.
 
@@ -850,6 +934,12 @@ def run_crosscheck(
             generated cases (the default run and the gate's do).
         exact_regimes: when ours runs, the requests aimed at each range the truth's exact
             side treats specially (:data:`EXACT_PER_REGIME` per tool and range).
+        tokenizers: when ours runs, judge every tokenizer we ship on its crafted corpus
+            against its peer (:func:`_run_tokenizers`); None (default): when the run has at
+            least :data:`TOKENIZER_MIN_CASES` generated cases (the default run and the gate's do).
+        judging: a user's implementation id -> its target and allowances
+            (:class:`~bleu_compat.harness.target.Judging`; default the card, nothing allowed):
+            each is judged over the whole run (:func:`judge_impls`).
 
     Raises:
         CaseError: an internal error of ours on one case (the run has no verdict).
@@ -878,6 +968,11 @@ def run_crosscheck(
                                                str(real_root) if real_root else None), 0))
     if "ours" in impls and exact_regimes:
         jobs.append((_run_exact_regimes, (seed, impls), 0))
+    if "ours" in impls:
+        if tokenizers is None:
+            tokenizers = sum(cases.values()) >= TOKENIZER_MIN_CASES
+        if tokenizers:
+            jobs.append((_run_tokenizers, (), 0))
     for tool in TOOL_IDS:
         for start in range(0, cases.get(tool, 0), CHUNK):
             count = min(CHUNK, cases[tool] - start)
@@ -931,9 +1026,162 @@ def run_crosscheck(
     for t in tallies:
         assert t is not None
         total.merge(t)
+    if any(i.startswith("impl:") for i in impls):
+        judge_impls(total, seed, judging, real_root)
+        total.unexpected.extend(_guarded("impl-canary", lambda: check_impl_judge(seed)))
     if shrink_unexpected:
-        _shrink_all(total)
+        _shrink_all(total, judging)
     return total
+
+
+def judge_impls(tally: Tally, seed: int, judging: dict[str, Any] | None = None,
+                real_root: Path | None = None) -> None:
+    """Judge each user's implementation of ``tally`` against its target over the whole run
+    (:func:`bleu_compat.harness.target.judge`, issue 36) and count it so: its rows (agree: the
+    card's output and accepted; explained: another output its target or allowances accept;
+    finding / unexpected: each case they do not), its kinds (the accepted differences, by the
+    accepting set), ``findings`` (named) and ``unexpected`` (not), its real corpora's outcomes
+    and differences, and ``judgements``.
+
+    Args:
+        judging: implementation -> its :class:`~bleu_compat.harness.target.Judging` (default:
+            the card, nothing allowed).
+    """
+    from .compare import compare_outputs
+    from .generate import generate_case
+    from .target import Judging, judge
+    from .truth import truth
+
+    by_impl: dict[str, list[Any]] = {}
+    for impl, case in tally.impl_cases:
+        by_impl.setdefault(impl, []).append(case)
+    reals = {f"real:{r.name}": r for r in REAL_SETS}
+
+    def request_of(case: Any) -> dict[str, Any]:
+        if case.case_id in reals:
+            return load_real_set(reals[case.case_id], real_root)
+        tool, _, k = case.case_id.rpartition("#")
+        request = generate_case(seed, tool, int(k)).request
+        return {key: v for key, v in request.items() if key != "decimals"}
+
+    def expected_of(case: Any, request: dict[str, Any]) -> dict[str, Any]:
+        return truth(case.tool_id, request).expected
+
+    for impl, cases in by_impl.items():
+        cases = sorted(cases, key=lambda c: c.case_id in reals)  # generated first, as reported
+        rules = (judging or {}).get(impl) or Judging()
+        verdict = judge(impl, rules, cases, request_of, expected_of)
+        failing = {c.case_id for c in verdict.failing}
+        status = verdict.status
+        tally.judgements[impl] = verdict.to_json()
+        accepted_on = tuple(sorted(verdict.accepted[1])) if verdict.accepted else ()
+        named = verdict.named
+        for case in cases:
+            real = case.case_id in reals
+            if not real:
+                row = tally.case_outcomes.setdefault(case.tool_id, {}).setdefault(impl, dict.fromkeys(
+                    ("agree", "explained", "unexpected", "not_representable"), 0))
+            if case.case_id in failing:
+                outcome = "finding" if status == "finding" else "unexpected"
+            else:
+                outcome = "agree" if case.output is None else "explained"
+            if not real:
+                row[outcome] = row.get(outcome, 0) + 1
+            diffs: list[Discrepancy] = []
+            if case.case_id in failing:
+                card = verdict.card[case.case_id]
+                output = case.output if case.output is not None else {
+                    f: card[f] for f in case.fields if f in card}  # the card's, where the target differs
+                target = {f: verdict.expected[case.case_id].get(f) for f in output}
+                entries = named.entries if (named is not None and status == "finding") else ()
+                for d in compare_outputs(target, output):
+                    diffs.append(Discrepancy(
+                        case.tool_id, case.case_id, impl, d.field, d.expected, d.actual, d.ulps,
+                        entries, {"real_corpus": case.case_id[5:]} if real else request_of(case),
+                        reproduced_by=entries if status == "finding" else None))
+                (tally.findings if status == "finding" else tally.unexpected).extend(diffs)
+                if status != "finding" and not real:  # an UNEXPECTED kind, as any library's
+                    for d in diffs:
+                        key = (case.tool_id, impl, d.field, ())
+                        if key not in tally.kinds:
+                            tally.kinds[key] = [0, d.to_json(with_request=False)]
+                        tally.kinds[key][0] += 1
+                        sets = tally.kind_sets.setdefault(key, {})
+                        sets[""] = sets.get("", 0) + 1
+            elif case.output is not None:
+                card = verdict.card.get(case.case_id, {})
+                for d in compare_outputs({f: card.get(f) for f in case.output}, case.output):
+                    diffs.append(Discrepancy(case.tool_id, case.case_id, impl, d.field, d.expected,
+                                             d.actual, d.ulps, accepted_on,
+                                             {"real_corpus": case.case_id[5:]} if real else {},
+                                             reproduced_by=accepted_on))
+                    if not real:
+                        key = (case.tool_id, impl, d.field, accepted_on)
+                        if key not in tally.kinds:
+                            tally.kinds[key] = [0, diffs[-1].to_json(with_request=False)]
+                        tally.kinds[key][0] += 1
+                        sets = tally.kind_sets.setdefault(key, {})
+                        sets["+".join(accepted_on)] = sets.get("+".join(accepted_on), 0) + 1
+            if real:
+                for record in tally.real:
+                    if f"real:{record['name']}" != case.case_id:
+                        continue
+                    record.setdefault("outcomes", {})[impl] = outcome
+                    record["discrepancies"] = [
+                        x for x in record.get("discrepancies", ()) if x["implementation"] != impl
+                    ] + [dict(d.to_json(with_request=False), **(
+                        {"finding": True} if outcome == "finding" else {})) for d in diffs]
+
+
+def check_impl_judge(seed: int) -> list[Discrepancy]:
+    """The judge of ``--impl`` on its canary (:mod:`bleu_compat.harness.canary`): a
+    shortest-reference BLEU must be, against the card, a finding named by one library's
+    entries, each about the reference length; and pass with those entries allowed, and with
+    that library as the target. Each verdict that is not so is an UNEXPECTED difference of
+    ``judge/impl-canary`` (field ``verdict``)."""
+    from .canary import FLAWED_FACTOR, requests, shortest_reference_bleu
+    from .classify import classify_impl
+    from .compare import compare_outputs
+    from .target import Case, behaviour, judge, make_judging
+    from .truth import truth
+
+    cases = []
+    for case_id, request in requests(seed):
+        expected = truth("bleu-corpus-compute", request).expected
+        output = {"bleu": shortest_reference_bleu(request["hypotheses"], request["references"],
+                                                  request.get("max_order", 4))}
+        if compare_outputs({"bleu": expected["bleu"]}, output):
+            sets = classify_impl("bleu-corpus-compute", request, expected, output).sets
+            cases.append(Case(case_id, "bleu-corpus-compute", ("bleu",), output, dict(sets),
+                              request, expected))
+        else:
+            cases.append(Case(case_id, "bleu-corpus-compute", ("bleu",), None, {}, request, expected))
+
+    def verdict_of(rules: Any) -> Any:
+        return judge("judge/impl-canary", rules, cases, lambda c: c.request,
+                     lambda c, r: truth("bleu-corpus-compute", r).expected)
+
+    out = []
+
+    def wrong(rules: Any, got: str, want: str) -> None:
+        message = (f"the judge of --impl, on its canary (a shortest-reference BLEU) against "
+                   f"{rules.describe()}: {got}; a correct judge gives {want}")
+        out.append(Discrepancy("bleu-corpus-compute", "impl-canary", "judge/impl-canary", "verdict",
+                               want, got, None, (), {"self_check": message}))
+
+    card = make_judging()
+    first = verdict_of(card)
+    named = first.named
+    about = [behaviour(e)[0] for e in named.entries] if named is not None else []
+    if first.status != "finding" or not about or set(about) != {FLAWED_FACTOR}:
+        wrong(card, f"{first.status}" + (f" named {list(named.entries)}" if named else ""),
+              f"a finding named by one library's entries about the {FLAWED_FACTOR}")
+        return out
+    for rules in (make_judging(None, named.entries), make_judging(named.library)):
+        again = verdict_of(rules)
+        if again.status != "pass":
+            wrong(rules, again.status, "pass")
+    return out
 
 
 class Interrupted(KeyboardInterrupt):
@@ -1018,20 +1266,34 @@ def _checkpoint_arguments(seed: int, cases: dict[str, int], impls: tuple[str, ..
     }
 
 
-def _shrink_all(tally: Tally) -> None:
-    done: dict[tuple[str, str, str], dict[str, Any] | None] = {}
-    shrunk: list[Discrepancy] = []
-    for d in tally.unexpected:
-        key = (d.tool_id, d.implementation, d.field)
-        if (key not in done and len(done) < MAX_SHRINK and "real_corpus" not in d.request
-                and "!invalid#" not in d.case_id):
-            done[key] = shrink(d.tool_id, d.request, _still_fails(d))
-        reproducer = done.get(key)
-        shrunk.append(replace(d, reproducer=reproducer))
-    tally.unexpected = shrunk
+def _shrink_all(tally: Tally, judging: dict[str, Any] | None = None) -> None:
+    for name in ("unexpected", "findings"):
+        done: dict[tuple[str, str, str], dict[str, Any] | None] = {}
+        shrunk: list[Discrepancy] = []
+        for d in getattr(tally, name):
+            key = (d.tool_id, d.implementation, d.field)
+            if (key not in done and len(done) < MAX_SHRINK and "real_corpus" not in d.request
+                    and "token_check" not in d.request and "self_check" not in d.request
+                    and "!invalid#" not in d.case_id):
+                done[key] = shrink(d.tool_id, d.request, _still_fails(d, judging))
+            reproducer = done.get(key)
+            shrunk.append(replace(d, reproducer=reproducer))
+        setattr(tally, name, shrunk)
 
 
-def _still_fails(d: Discrepancy) -> Callable[[dict[str, Any]], bool]:
+def _still_fails(d: Discrepancy, judging: dict[str, Any] | None = None
+                 ) -> Callable[[dict[str, Any]], bool]:
+    if d.implementation.startswith("impl:"):
+        from .classify import differs_from_target
+        from .target import Judging
+
+        rules = (judging or {}).get(d.implementation) or Judging()
+
+        def against_target(request: dict[str, Any]) -> bool:
+            return d.field in differs_from_target(d.implementation, rules, d.tool_id, request)
+
+        return against_target
+
     def predicate(request: dict[str, Any]) -> bool:
         result = evaluate(d.tool_id, "shrink", request, implementations=(d.implementation,))
         return any(x.field == d.field and x.unexpected for x in result.discrepancies)

@@ -99,7 +99,7 @@ ENTRIES: tuple[CatalogEntry, ...] = (
     CatalogEntry(
         id="MTEVAL-V13A-PRINTS-4-DECIMALS-SMOOTHING",
         library="mteval-v13a", verified=RUNNING, tool_id=SMOOTHING,
-        fields=("bleu",), modes=("as_called",),
+        fields=("bleu",), modes=("as_called", "mapped"),
         title="From statistics: mteval's BLEU is the card's method3 (NIST smoothing), printed with 4 decimals",
         explanation=(
             "For the statistics the decomposition steps through: mteval's smoothing puts "
@@ -177,6 +177,7 @@ ENTRIES: tuple[CatalogEntry, ...] = (
                                           "return next(x for x in p.stdout.splitlines() if x.startswith('length ratio')).split('(')[1].split('/')[0]")
                      + "print(mteval('a, b', 'a, b'))",
         library_prints="3",
+        tags=("input",),  # how the script reads text: not required of a target (issue 36)
     ),
     CatalogEntry(
         id="MTEVAL-V13A-ZERO-LENGTH-DIES",
@@ -194,5 +195,69 @@ ENTRIES: tuple[CatalogEntry, ...] = (
                                           "return p.stderr.strip().splitlines()[-1].split(' at ')[0]")
                      + "print(mteval('a', ''))",
         library_prints="Illegal division by zero",
+    ),
+
+    # --- bleu-smoothing-compute: the statistics-side counterparts (the adapter runs the script on
+    # one segment whose first L tokens match; score --compare's decompositions step through them)
+    CatalogEntry(
+        id="MTEVAL-V13A-NO-MATCH-SMOOTHED-SMOOTHING",
+        library="mteval-v13a", verified=RUNNING, tool_id=SMOOTHING,
+        fields=("bleu",), modes=("as_called", "mapped"),
+        title="From statistics: no unigram match still scores (mteval smooths the unigrams too)",
+        explanation=(
+            "As MTEVAL-V13A-NO-MATCH-SMOOTHED, from the statistics: the card's method3 gives 0 "
+            "when no unigram matches; bleu_score smooths every order with n-grams, the first "
+            "without a match with 1/(2 total). Model: the script's bleu_score on the statistics "
+            "(with MTEVAL-V13A-EMPTY-ORDER-LOG-1-SMOOTHING too where an order has no n-gram)."
+        ),
+        reproducer={"matches": [0, 0, 0, 0], "totals": [4, 3, 2, 1], "candidate_length": 4,
+                    "reference_length": 4, "smoothing": "method3"},
+        reproducer_field="bleu", card_value=0, library_value=0.0799,
+        library_code=LIBRARY_CODE + "print(mteval('t1 t2 t3 t4', 'r1 r2 r3 r4'))",
+        library_prints="0.0799",
+        tags=("smoothing",),
+    ),
+    CatalogEntry(
+        id="MTEVAL-V13A-EMPTY-ORDER-LOG-1-SMOOTHING",
+        library="mteval-v13a", verified=RUNNING, tool_id=SMOOTHING,
+        fields=("bleu",), modes=("as_called", "mapped"),
+        title="From statistics: an order with a total of 0 adds log 1 (card method3: 0)",
+        explanation=(
+            "As MTEVAL-V13A-EMPTY-ORDER-LOG-1, from the statistics: an order without n-grams "
+            "adds log 1 = 0 to the sum and the mean still divides by 4; the card's method3 gives "
+            "0 for a used order whose total is 0. Model: the script's bleu_score on the "
+            "statistics (with MTEVAL-V13A-NO-MATCH-SMOOTHED-SMOOTHING too where no unigram "
+            "matches)."
+        ),
+        reproducer={"matches": [3, 2, 1, 0], "totals": [3, 2, 1, 0], "candidate_length": 3,
+                    "reference_length": 3, "smoothing": "method3"},
+        reproducer_field="bleu", card_value=0, library_value=1.0,
+        library_code=LIBRARY_CODE + "print(mteval('t1 t2 t3', 't1 t2 t3'))",
+        library_prints="1.0000",
+        tags=("smoothing",),
+    ),
+    CatalogEntry(
+        id="MTEVAL-V13A-ZERO-LENGTH-DIES-SMOOTHING",
+        library="mteval-v13a", verified=RUNNING, tool_id=SMOOTHING,
+        fields=("error",), modes=("as_called", "mapped"),
+        title="From statistics: v13a dies on r = 0 (division by zero) or c = 0 (log of 0)",
+        explanation=(
+            "As MTEVAL-V13A-ZERO-LENGTH-DIES, from the statistics: the length line divides c "
+            "by r (r = 0: 'Illegal division by zero', checked first) and takes the log of the "
+            "brevity factor (c = 0: 'Can\'t take log of 0'). The card scores 0. Model: those "
+            "errors."
+        ),
+        reproducer={"matches": [0, 0, 0, 0], "totals": [1, 0, 0, 0], "candidate_length": 1,
+                    "reference_length": 0, "smoothing": "method3"},
+        reproducer_field="error", card_value=None, library_value="PerlDie: Illegal division by zero",
+        library_code=LIBRARY_CODE.replace("return next(x for x in p.stdout.splitlines() if 'BLEU score' in x).split()[3]",
+                                          "return p.stderr.strip().splitlines()[-1].split(' at ')[0]")
+                     + "print(mteval('t1', ''))",
+        library_prints="Illegal division by zero",
+        unreached=(
+            "the scripts take text: a bleu-smoothing-compute request reaches them only as one "
+            "segment whose first L tokens match (4 orders, no effective order), and none of the "
+            "default run's 700 generated requests has that shape with r = 0 or c = 0 (seed 0; the "
+            "reproducer is checked by the catalog tests and test_perl_scripts.py's sweep)"),
     ),
 )

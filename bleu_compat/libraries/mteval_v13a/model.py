@@ -50,6 +50,7 @@ __all__ = ["corpus_outcome",
     "bleu_rows", "mteval_run", "evaluate", "escape_segment", "MAX_NGRAM",
     "PRINTS", "PRINTS_SMOOTHING", "RETOKENIZES", "NO_MATCH_SMOOTHED", "ZERO_MATCH_SMOOTHED",
     "EMPTY_ORDER_LOG_1", "EMPTY_ORDER_LOG_1_SMOOTHING", "NO_MATCH_SMOOTHED_SMOOTHING",
+    "ZERO_LENGTH_DIES", "ZERO_LENGTH_DIES_SMOOTHING",
 ]
 
 #: the script's ``$max_Ngram``: every count and row goes to 9-grams
@@ -68,6 +69,7 @@ NO_MATCH_SMOOTHED_SMOOTHING = "MTEVAL-V13A-NO-MATCH-SMOOTHED-SMOOTHING"
 EMPTY_ORDER_LOG_1 = "MTEVAL-V13A-EMPTY-ORDER-LOG-1"
 EMPTY_ORDER_LOG_1_SMOOTHING = "MTEVAL-V13A-EMPTY-ORDER-LOG-1-SMOOTHING"
 ZERO_LENGTH_DIES = "MTEVAL-V13A-ZERO-LENGTH-DIES"
+ZERO_LENGTH_DIES_SMOOTHING = "MTEVAL-V13A-ZERO-LENGTH-DIES-SMOOTHING"
 
 
 @dataclass(frozen=True)
@@ -281,18 +283,34 @@ def _corpus(dialect: MtevalDialect, mode: str, request: dict[str, Any], on: froz
     return out
 
 
-def _smoothing(request: dict[str, Any], on: frozenset[str]) -> dict[str, Any]:
+def _smoothing(dialect: MtevalDialect, request: dict[str, Any],
+               on: frozenset[str]) -> dict[str, Any]:
     """bleu-smoothing-compute: the card (mteval's smoothing is the card's method3 and its
-    order of operations the card's), with the entries' changes."""
+    order of operations the card's), with the entries' changes.
+
+    Where the card gives 0 and the script a score (:func:`bleu_rows` on the statistics, the
+    k-th order without a match 1/(2^k total), an order without n-grams log 1), the script's
+    score needs every entry behind it switched on: ``NO_MATCH_SMOOTHED_SMOOTHING`` (no
+    unigram match) and ``EMPTY_ORDER_LOG_1_SMOOTHING`` (an order with a total of 0); with a
+    part of them only, the card's 0 stands (each model changes the card's output only where
+    its own rule is what differs). ``ZERO_LENGTH_DIES_SMOOTHING``: v13a's length line dies on
+    r = 0 ("Illegal division by zero", evaluated first) or c = 0 ("Can't take log of 0").
+    """
     sm, st, used = card_smoothing(request)
     c, r = request["candidate_length"], request["reference_length"]
+    if ZERO_LENGTH_DIES_SMOOTHING in on and dialect.length_line and (r == 0 or c == 0):
+        return {"error": "PerlDie: " + (DIVISION_BY_ZERO if r == 0 else LOG_OF_ZERO)}
     bp = card_bp(c, r)
     bleu = card_smoothed_bleu(request, sm, st, used, bp)
     matches, totals = request["matches"], request["totals"]
-    if request["smoothing"] == "method3" and c > 0 and (
-            (matches[0] == 0 and NO_MATCH_SMOOTHED_SMOOTHING in on)
-            or (0 in totals and EMPTY_ORDER_LOG_1_SMOOTHING in on)):
-        bleu = bleu_rows(matches, totals, r)[1][len(matches) - 1]
+    if request["smoothing"] == "method3" and c > 0 and not request.get("effective_order"):
+        needs = set()
+        if matches[0] == 0:
+            needs.add(NO_MATCH_SMOOTHED_SMOOTHING)
+        if 0 in totals:
+            needs.add(EMPTY_ORDER_LOG_1_SMOOTHING)
+        if needs and needs <= on:
+            bleu = bleu_rows(matches, totals, r)[1][len(matches) - 1]
     if PRINTS_SMOOTHING in on:
         bleu = float(perl_fixed(bleu, 4))
     decimals = request.get("decimals")
@@ -306,7 +324,7 @@ def evaluate(tool_id: str, mode: str, request: dict[str, Any], on: frozenset[str
     if tool_id == "bleu-corpus-compute":
         return _corpus(dialect, mode, request, on, cache)
     if tool_id == "bleu-smoothing-compute":
-        return _smoothing(request, on)
+        return _smoothing(dialect, request, on)
     raise ValueError(f"mteval has no model for {tool_id}")
 
 

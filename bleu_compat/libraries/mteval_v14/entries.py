@@ -67,7 +67,7 @@ ENTRIES: tuple[CatalogEntry, ...] = (
     CatalogEntry(
         id="MTEVAL-V14-PRINTS-4-DECIMALS-SMOOTHING",
         library=_ID, verified=VERIFIED, tool_id=SMOOTHING,
-        fields=("bleu",), modes=("as_called",),
+        fields=("bleu",), modes=("as_called", "mapped"),
         title="From statistics: mteval-v14's BLEU is the card's method3 (NIST smoothing), printed with 4 decimals",
         explanation=(
             "For the statistics the decomposition steps through: v14's smoothing (1/(2^k "
@@ -144,5 +144,42 @@ ENTRIES: tuple[CatalogEntry, ...] = (
         reproducer_field="bleu", card_value=0.5475182535069453, library_value=1.0,
         library_code=LIBRARY_CODE + "print(mteval('a, b c d e', 'a , b c d e'))",
         library_prints="1.0000",
+        tags=("input",),  # how the script reads text: not required of a target (issue 36)
+    ),
+
+    # --- bleu-smoothing-compute: the statistics-side counterparts (one segment, as v13a's)
+    CatalogEntry(
+        id="MTEVAL-V14-NO-MATCH-SMOOTHED-SMOOTHING",
+        library=_ID, verified=VERIFIED, tool_id=SMOOTHING,
+        fields=("bleu",), modes=("as_called", "mapped"),
+        title="From statistics: no unigram match still scores (mteval smooths the unigrams too)",
+        explanation=(
+            "As v13a (MTEVAL-V13A-NO-MATCH-SMOOTHED-SMOOTHING): every order with n-grams but no "
+            "match is smoothed, the unigrams included, where the card's method3 gives 0. Model: "
+            "the script's bleu_score on the statistics."
+        ),
+        reproducer={"matches": [0, 0, 0, 0], "totals": [4, 3, 2, 1], "candidate_length": 4,
+                    "reference_length": 4, "smoothing": "method3"},
+        reproducer_field="bleu", card_value=0, library_value=0.0799,
+        library_code=LIBRARY_CODE + "print(mteval('t1 t2 t3 t4', 'r1 r2 r3 r4'))",
+        library_prints="0.0799",
+        tags=("smoothing",),
+    ),
+    CatalogEntry(
+        id="MTEVAL-V14-EMPTY-ORDER-LOG-1-SMOOTHING",
+        library=_ID, verified=VERIFIED, tool_id=SMOOTHING,
+        fields=("bleu",), modes=("as_called", "mapped"),
+        title="From statistics: an order with a total of 0 adds log 1 (card method3: 0)",
+        explanation=(
+            "As v13a (MTEVAL-V13A-EMPTY-ORDER-LOG-1-SMOOTHING): an order without n-grams adds "
+            "log 1 and the mean still divides by 4; v14 also scores r = 0 (its brevity factor "
+            "is then 1) where v13a dies. Model: the script's bleu_score on the statistics."
+        ),
+        reproducer={"matches": [3, 2, 1, 0], "totals": [3, 2, 1, 0], "candidate_length": 3,
+                    "reference_length": 3, "smoothing": "method3"},
+        reproducer_field="bleu", card_value=0, library_value=1.0,
+        library_code=LIBRARY_CODE + "print(mteval('t1 t2 t3', 't1 t2 t3'))",
+        library_prints="1.0000",
+        tags=("smoothing",),
     ),
 )

@@ -99,6 +99,15 @@ CORPUS, SMOOTHING = "bleu-corpus-compute", "bleu-smoothing-compute"
 
 #: Python that runs the script as its users do (``perl multi-bleu.perl REF < HYP``), from
 #: $BLEU_COMPAT_MOSES_SCRIPTS, on hypothesis and reference lines; prints its BLEU line
+#: the releases whose statistics-side zero-length branches (the -SMOOTHING entries below) were
+#: verified by running each on every one-segment shape of c <= 4 (issue 36): the three releases
+#: of 2006-08 die on every such segment as the adapter writes it, and 2017-09-22 (pull request
+#: 185, never merged) dies on c = r = 0, where the others print the fixed 'BLEU = 0' line
+STATISTICS_VERIFIED: tuple[str, ...] = tuple(
+    label for label in VERIFIED
+    if label not in ("2006-08-07-64ec2e5", "2006-08-10-367e21c", "2006-08-11-6ad1dc1",
+                     "2017-09-22-9422dcc"))
+
 LIBRARY_CODE = (
     "import os, subprocess, tempfile\n"
     "def multi_bleu(hyp, ref):\n"
@@ -136,7 +145,7 @@ ENTRIES: tuple[CatalogEntry, ...] = (
     CatalogEntry(
         id="MULTI-BLEU-PRINTS-2-DECIMALS-SMOOTHING",
         library="multi-bleu", verified=VERIFIED, tool_id=SMOOTHING,
-        fields=("bleu", "brevity_penalty"), modes=("as_called",),
+        fields=("bleu", "brevity_penalty"), modes=("as_called", "mapped"),
         title="From statistics: multi-bleu.perl's BLEU is the card's (no smoothing), printed with 2 decimals",
         explanation=(
             "As MULTI-BLEU-PRINTS-2-DECIMALS, for the statistics the decomposition steps "
@@ -170,6 +179,7 @@ ENTRIES: tuple[CatalogEntry, ...] = (
         reproducer_field="candidate_length", card_value=2, library_value=3,
         library_code=LIBRARY_CODE + "print(multi_bleu(['a b c'], ['a b c']).split('hyp_len=')[1].split(',')[0])",
         library_prints="3",
+        tags=("input",),  # how the script reads text: not required of a target (issue 36)
     ),
     CatalogEntry(
         id="MULTI-BLEU-EMPTY-REFERENCES",
@@ -203,5 +213,50 @@ ENTRIES: tuple[CatalogEntry, ...] = (
         library_value="PerlDie: Illegal division by zero",
         library_code=LIBRARY_CODE + "print(multi_bleu([''], ['a']))",
         library_prints="Illegal division by zero",  # the adapter's error: "PerlDie: " + this
+    ),
+
+    # --- bleu-smoothing-compute: the zero-length branches met from statistics (the adapter writes
+    # one segment whose first L tokens match)
+    CatalogEntry(
+        id="MULTI-BLEU-EMPTY-REFERENCES-SMOOTHING",
+        library="multi-bleu", verified=STATISTICS_VERIFIED, tool_id=SMOOTHING,
+        fields=("bleu", "brevity_penalty"), modes=("as_called", "mapped"),
+        title="From statistics: a reference length of 0 prints the fixed 'BLEU = 0, 0/0/0/0 (BP=0, ...)' line",
+        explanation=(
+            "As MULTI-BLEU-EMPTY-REFERENCES, from the statistics: with r = 0 the script prints "
+            "'BLEU = 0, 0/0/0/0 (BP=0, ratio=0, hyp_len=0, ref_len=0)', a brevity penalty of 0 "
+            "where the card's is 1 (c > r). Model: that line."
+        ),
+        reproducer={"matches": [0, 0, 0, 0], "totals": [1, 0, 0, 0], "candidate_length": 1,
+                    "reference_length": 0, "smoothing": "none"},
+        reproducer_field="brevity_penalty", card_value=1, library_value=0,
+        library_code=LIBRARY_CODE + "print(multi_bleu(['t1'], ['']))",
+        library_prints="BLEU = 0, 0/0/0/0 (BP=0, ratio=0, hyp_len=0, ref_len=0)",
+        unreached=(
+            "the scripts take text: a bleu-smoothing-compute request reaches them only as one "
+            "segment whose first L tokens match (4 orders, no effective order), and none of the "
+            "default run's 700 generated requests has that shape with r = 0 (seed 0; the "
+            "reproducer is checked by the catalog tests and test_perl_scripts.py's sweep)"),
+    ),
+    CatalogEntry(
+        id="MULTI-BLEU-EMPTY-HYPOTHESES-SMOOTHING",
+        library="multi-bleu", verified=STATISTICS_VERIFIED, tool_id=SMOOTHING,
+        fields=("error",), modes=("as_called", "mapped"),
+        title="From statistics: c = 0 against r > 0 dies with 'Illegal division by zero'",
+        explanation=(
+            "As MULTI-BLEU-EMPTY-HYPOTHESES, from the statistics: exp(1 - r/c) divides by "
+            "c = 0. The card scores 0. Model: that error."
+        ),
+        reproducer={"matches": [0, 0, 0, 0], "totals": [0, 0, 0, 0], "candidate_length": 0,
+                    "reference_length": 1, "smoothing": "none"},
+        reproducer_field="error", card_value=None,
+        library_value="PerlDie: Illegal division by zero",
+        library_code=LIBRARY_CODE + "print(multi_bleu([''], ['r1']))",
+        library_prints="Illegal division by zero",
+        unreached=(
+            "the scripts take text: a bleu-smoothing-compute request reaches them only as one "
+            "segment whose first L tokens match (4 orders, no effective order), and none of the "
+            "default run's 700 generated requests has that shape with c = 0 (seed 0; the "
+            "reproducer is checked by the catalog tests and test_perl_scripts.py's sweep)"),
     ),
 )

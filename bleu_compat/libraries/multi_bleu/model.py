@@ -55,6 +55,7 @@ __all__ = ["corpus_outcome", "points",
     "ascii_lower", "perl_lower", "perl_fixed", "perl_number", "MultiBleuDialect", "DIALECTS",
     "multi_bleu_counts", "multi_bleu_run", "reference_files_read", "multi_bleu_line", "evaluate", "joined_tokens",
     "PRINTS", "PRINTS_SMOOTHING", "WHITESPACE_IN_TOKEN", "EMPTY_REFERENCES", "EMPTY_HYPOTHESES",
+    "EMPTY_REFERENCES_SMOOTHING", "EMPTY_HYPOTHESES_SMOOTHING",
 ]
 
 # ----------------------------------------------------------------------------- Perl facts
@@ -284,6 +285,9 @@ PRINTS_SMOOTHING = "MULTI-BLEU-PRINTS-2-DECIMALS-SMOOTHING"
 WHITESPACE_IN_TOKEN = "MULTI-BLEU-WHITESPACE-IN-TOKEN"
 EMPTY_REFERENCES = "MULTI-BLEU-EMPTY-REFERENCES"
 EMPTY_HYPOTHESES = "MULTI-BLEU-EMPTY-HYPOTHESES"
+#: the two zero-length branches met from statistics (the adapter's one-segment text)
+EMPTY_REFERENCES_SMOOTHING = "MULTI-BLEU-EMPTY-REFERENCES-SMOOTHING"
+EMPTY_HYPOTHESES_SMOOTHING = "MULTI-BLEU-EMPTY-HYPOTHESES-SMOOTHING"
 #: what a script's ``die`` on a division by zero says (without " at FILE line N.")
 DIVISION_BY_ZERO = "Illegal division by zero"
 
@@ -486,10 +490,18 @@ def _smoothing(request: dict[str, Any], on: frozenset[str]) -> dict[str, Any]:
 
     multi-bleu has no smoothing: the decomposition gives it method ``none``, where its
     ``my_log(0) = -9999999999`` scores 0 as the card's ln 0 does, and its order of
-    operations (the sum of the four logs, / 4, exp, times BP) is the card's.
+    operations (the sum of the four logs, / 4, exp, times BP) is the card's. Its two
+    zero-length branches, as the one-segment text the adapter writes meets them:
+    ``EMPTY_REFERENCES_SMOOTHING`` (r = 0: the fixed ``BLEU = 0, 0/0/0/0 (BP=0, ...)`` line)
+    and ``EMPTY_HYPOTHESES_SMOOTHING`` (c = 0 < r: "Illegal division by zero").
     """
     sm, st, used = card_smoothing(request)
-    bp = card_bp(request["candidate_length"], request["reference_length"])
+    c, r = request["candidate_length"], request["reference_length"]
+    if r == 0 and EMPTY_REFERENCES_SMOOTHING in on:  # "BLEU = 0, 0/0/0/0 (BP=0, ...)"
+        return {"bleu": 0.0, "brevity_penalty": 0.0}
+    if c == 0 and r > 0 and EMPTY_HYPOTHESES_SMOOTHING in on:
+        return {"error": f"PerlDie: {DIVISION_BY_ZERO}"}
+    bp = card_bp(c, r)
     bleu = card_smoothed_bleu(request, sm, st, used, bp)
     decimals = request.get("decimals")
     if PRINTS_SMOOTHING in on:  # what the adapter reads from the line: BLEU and BP only

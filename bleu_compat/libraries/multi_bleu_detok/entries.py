@@ -78,7 +78,7 @@ ENTRIES: tuple[CatalogEntry, ...] = (
     CatalogEntry(
         id="MULTI-BLEU-DETOK-PRINTS-2-DECIMALS-SMOOTHING",
         library="multi-bleu-detok", verified=ALL, tool_id=SMOOTHING,
-        fields=("bleu", "brevity_penalty"), modes=("as_called",),
+        fields=("bleu", "brevity_penalty"), modes=("as_called", "mapped"),
         title="From statistics: multi-bleu-detok.perl's BLEU is the card's (no smoothing), printed with 2 decimals",
         explanation=(
             "For the statistics the decomposition steps through: with method none the "
@@ -112,6 +112,7 @@ ENTRIES: tuple[CatalogEntry, ...] = (
         reproducer_field="candidate_length", card_value=2, library_value=3,
         library_code=LIBRARY_CODE + "print(multi_bleu_detok(['a, b'], ['a, b']).split('hyp_len=')[1].split(',')[0])",
         library_prints="3",
+        tags=("input",),  # how the script reads text: not required of a target (issue 36)
     ),
     CatalogEntry(
         id="MULTI-BLEU-DETOK-EMPTY-REFERENCES",
@@ -146,5 +147,50 @@ ENTRIES: tuple[CatalogEntry, ...] = (
         library_value="PerlDie: Illegal division by zero",
         library_code=LIBRARY_CODE + "print(multi_bleu_detok([''], ['a']))",
         library_prints="Illegal division by zero",
+    ),
+
+    # --- bleu-smoothing-compute: the zero-length branches met from statistics (the adapter writes
+    # one segment whose first L tokens match)
+    CatalogEntry(
+        id="MULTI-BLEU-DETOK-EMPTY-REFERENCES-SMOOTHING",
+        library="multi-bleu-detok", verified=ALL, tool_id=SMOOTHING,
+        fields=("bleu", "brevity_penalty"), modes=("as_called", "mapped"),
+        title="From statistics: a reference length of 0 prints the fixed 'BLEU = 0, 0/0/0/0 (BP=0, ...)' line",
+        explanation=(
+            "As MULTI-BLEU-DETOK-EMPTY-REFERENCES, from the statistics: with r = 0 the script prints "
+            "'BLEU = 0, 0/0/0/0 (BP=0, ratio=0, hyp_len=0, ref_len=0)', a brevity penalty of 0 "
+            "where the card's is 1 (c > r). Model: that line."
+        ),
+        reproducer={"matches": [0, 0, 0, 0], "totals": [1, 0, 0, 0], "candidate_length": 1,
+                    "reference_length": 0, "smoothing": "none"},
+        reproducer_field="brevity_penalty", card_value=1, library_value=0,
+        library_code=LIBRARY_CODE + "print(multi_bleu_detok(['t1'], ['']))",
+        library_prints="BLEU = 0, 0/0/0/0 (BP=0, ratio=0, hyp_len=0, ref_len=0)",
+        unreached=(
+            "the scripts take text: a bleu-smoothing-compute request reaches them only as one "
+            "segment whose first L tokens match (4 orders, no effective order), and none of the "
+            "default run's 700 generated requests has that shape with r = 0 (seed 0; the "
+            "reproducer is checked by the catalog tests and test_perl_scripts.py's sweep)"),
+    ),
+    CatalogEntry(
+        id="MULTI-BLEU-DETOK-EMPTY-HYPOTHESES-SMOOTHING",
+        library="multi-bleu-detok", verified=ALL, tool_id=SMOOTHING,
+        fields=("error",), modes=("as_called", "mapped"),
+        title="From statistics: c = 0 against r > 0 dies with 'Illegal division by zero'",
+        explanation=(
+            "As MULTI-BLEU-DETOK-EMPTY-HYPOTHESES, from the statistics: exp(1 - r/c) divides by "
+            "c = 0. The card scores 0. Model: that error."
+        ),
+        reproducer={"matches": [0, 0, 0, 0], "totals": [0, 0, 0, 0], "candidate_length": 0,
+                    "reference_length": 1, "smoothing": "none"},
+        reproducer_field="error", card_value=None,
+        library_value="PerlDie: Illegal division by zero",
+        library_code=LIBRARY_CODE + "print(multi_bleu_detok([''], ['r1']))",
+        library_prints="Illegal division by zero",
+        unreached=(
+            "the scripts take text: a bleu-smoothing-compute request reaches them only as one "
+            "segment whose first L tokens match (4 orders, no effective order), and none of the "
+            "default run's 700 generated requests has that shape with c = 0 (seed 0; the "
+            "reproducer is checked by the catalog tests and test_perl_scripts.py's sweep)"),
     ),
 )

@@ -29,8 +29,9 @@ from bleu_compat.libraries.multi_bleu.model import (
 from bleu_compat.libraries.multi_bleu import model as multi_bleu_model
 from bleu_compat.libraries.mteval_v13a.model import normalize
 
-__all__ = ["corpus_outcome", "points", "DetokDialect", "DIALECTS", "LATEST", "detok_tokens", "detok_run", "evaluate",
-           "PRINTS", "PRINTS_SMOOTHING", "RETOKENIZES", "EMPTY_REFERENCES", "EMPTY_HYPOTHESES"]
+__all__ = ["corpus_outcome", "points", "DetokDialect", "DIALECTS", "LATEST", "detok_tokens",
+           "detok_run", "evaluate", "PRINTS", "PRINTS_SMOOTHING", "RETOKENIZES", "EMPTY_REFERENCES",
+           "EMPTY_HYPOTHESES", "EMPTY_REFERENCES_SMOOTHING", "EMPTY_HYPOTHESES_SMOOTHING"]
 
 _ASCII_WS = re.compile("[" + "".join(re.escape(chr(b)) for b in sorted(ASCII_WHITESPACE)) + "]+")
 
@@ -59,6 +60,8 @@ PRINTS_SMOOTHING = "MULTI-BLEU-DETOK-PRINTS-2-DECIMALS-SMOOTHING"
 RETOKENIZES = "MULTI-BLEU-DETOK-RETOKENIZES"
 EMPTY_REFERENCES = "MULTI-BLEU-DETOK-EMPTY-REFERENCES"
 EMPTY_HYPOTHESES = "MULTI-BLEU-DETOK-EMPTY-HYPOTHESES"
+EMPTY_REFERENCES_SMOOTHING = "MULTI-BLEU-DETOK-EMPTY-REFERENCES-SMOOTHING"
+EMPTY_HYPOTHESES_SMOOTHING = "MULTI-BLEU-DETOK-EMPTY-HYPOTHESES-SMOOTHING"
 
 
 def detok_tokens(dialect: DetokDialect, line: bytes, lowercase: bool,
@@ -115,7 +118,9 @@ def evaluate(tool_id: str, mode: str, request: dict[str, Any], on: frozenset[str
     makes of each line the adapter writes when ``RETOKENIZES`` is on."""
     ids = {PRINTS: multi_bleu_model.PRINTS, PRINTS_SMOOTHING: multi_bleu_model.PRINTS_SMOOTHING,
            EMPTY_REFERENCES: multi_bleu_model.EMPTY_REFERENCES,
-           EMPTY_HYPOTHESES: multi_bleu_model.EMPTY_HYPOTHESES}
+           EMPTY_HYPOTHESES: multi_bleu_model.EMPTY_HYPOTHESES,
+           EMPTY_REFERENCES_SMOOTHING: multi_bleu_model.EMPTY_REFERENCES_SMOOTHING,
+           EMPTY_HYPOTHESES_SMOOTHING: multi_bleu_model.EMPTY_HYPOTHESES_SMOOTHING}
     mapped = frozenset(ids[e] for e in on if e in ids)
     retokenized = tool_id == "bleu-corpus-compute" and RETOKENIZES in on
     if retokenized:

@@ -134,7 +134,7 @@ ENTRIES: tuple[CatalogEntry, ...] = (
         library_code=_BLEU + "print(BLEU(tokenize='none', smooth_method='none').corpus_score("
                              "['a b', 'c'], [['a b', 'c d e'], ['a b x', '']]).ref_len)",
         library_prints='2',
-        facts=_facts_padding, tags=("references",),
+        facts=_facts_padding, tags=("references", "input"),
     ),
     CatalogEntry(
         id="SACREBLEU-BP-EMPTY-CORPUS",
