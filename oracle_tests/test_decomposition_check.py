@@ -300,3 +300,20 @@ def test_crosscheck_unit_fails_on_a_planted_weakest_partner(monkeypatch: pytest.
     assert checks == {"attribution"}, tally.decomposition_failures[:3]
     assert failed({"unexpected_count": 0, "decomposition_failures_count": len(
         tally.decomposition_failures)})
+
+
+@pytest.mark.parametrize("change, start, end, ok", [
+    ("exp -> none", "exp", "none", True),
+    ("exp -> none (card: method3 -> none)", "exp", "none", True),
+    ("moses-de (tokenizer.perl -l de) -> moses-a-de (tokenizer.perl -l de -a)",
+     "moses-de", "moses-a-de", True),
+    ("exp -> nonex", "exp", "none", False),  # a value is whole
+    ("13a -> zh", "13a", "char", False),
+    ("moses-de (tokenizer.perl -l de) -> moses-de", "moses-de", "moses-a-de", False),
+    ("13a (x -> y) -> zh", "13a", "zh", False),  # the words about the start hold no arrow
+])
+def test_the_change_wording_check(change, start, end, ok):
+    """The attribution check reads "start -> end", words about a value allowed after it."""
+    from bleu_compat.harness.decomposition_check import _worded
+
+    assert _worded(change, start, end) is ok

@@ -248,7 +248,7 @@ def test_a_module_that_ends_its_process_does_not_end_the_command(small: Path, en
     proc = _score(small, f"import os, sys\ndef compute_bleu(*a, **k):\n    {ending}\n")
     assert proc.returncode == 2, proc.stdout + proc.stderr[-2000:]
     line = _one_line(proc)
-    expected = "exited with status 0" if ending.startswith("os.") else "raised SystemExit: 0"
+    expected = "exited with status 0" if ending.startswith("os.") else "tried to end its process (SystemExit: 0)"
     assert expected in line, line
 
 

@@ -388,7 +388,7 @@ def test_the_script_precheck_is_script_checks_classes() -> None:
 
     probe = "".join(chr(c) for c in range(0x1100, 0x30000) if not 0xD800 <= c <= 0xDFFF)
     found = {c for c in probe if _CJK.match(c)}
-    wanted = {c for c in probe if any(p.match(c) for p in
-                                      (script_check._HAN, script_check._KANA, script_check._HANGUL))}
+    ranges = script_check.HAN + script_check.KANA + script_check.HANGUL
+    wanted = {c for c in probe if any(a <= ord(c) <= b for a, b in ranges)}
     assert found == wanted and len(found) > 20000
     assert script_check.SAMPLE_CHARACTERS == 1_000_000

@@ -62,6 +62,29 @@ _REQUEST_FACTORS = ("case", "tokenization", "whitespace", "chop", "smoothing", "
 CARD = "card"
 
 
+
+def _worded(change: str, start: str, end: str) -> bool:
+    """Whether ``change`` says ``start -> end``: each value whole (followed by the end of
+    the text or a space), words about a value after it allowed ("exp -> none (card: method3
+    -> none)", "moses-de (tokenizer.perl -l de) -> moses-a-de (tokenizer.perl -l de -a)")."""
+    def whole(text: str, value: str) -> str | None:
+        if text == value:
+            return ""
+        return text[len(value):] if text.startswith(value + " ") else None
+
+    rest = whole(change, start)
+    if rest is None:
+        return False
+    if rest.startswith(" -> "):  # the plain form: "start -> end..."
+        tail = whole(rest[4:], end)
+        if tail is not None:
+            return True
+    # "start (words) -> end...": the words about start hold no arrow
+    k = rest.find(" -> ")
+    if k < 0 or " -> " in rest[:k].strip() or not rest[:k].strip().startswith("("):
+        return False
+    return whole(rest[k + 4:], end) is not None
+
 def _library(name: str) -> Any:
     from bleu_compat.libraries.registry import libraries
 
@@ -245,7 +268,9 @@ def _attribution(dec: Any, a: Any, b: Any, values: Sequence[float], names: Seque
         change = getattr(c, "change", None)
         if ends is not None and isinstance(change, str):
             head = f"{ends[0]} -> {ends[1]}"
-            if not change.startswith(head):
+            # each side is the value, then perhaps words about it after a space (a Moses
+            # tokenization says its tokenizer.perl command: "moses-de (tokenizer.perl -l de)")
+            if not _worded(change, ends[0], ends[1]):
                 fail(f"{c.cause}: the change is worded {change!r}; from {a.name} to {b.name} "
                      f"it runs {head}")
         lines = list(getattr(c, "lines", ()))

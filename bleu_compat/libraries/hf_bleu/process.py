@@ -373,6 +373,11 @@ def _raised_again(info: Any) -> BaseException:
     name = info.get("type") if isinstance(info.get("type"), str) else "Exception"
     message = info.get("message") if isinstance(info.get("message"), str) else ""
     cls = getattr(builtins, name, None) if info.get("builtin") is True else None
+    if isinstance(cls, type) and issubclass(cls, BaseException) and not issubclass(cls, Exception):
+        # SystemExit, KeyboardInterrupt: the module tried to end its process (as os._exit
+        # does, which ends the child): the module's run failed, not an answer about the input
+        return ModuleRunError(f"hf-bleu: the module tried to end its process ({name}"
+                              f"{': ' + message if message else ''}): no number from it")
     if isinstance(cls, type) and issubclass(cls, Exception) and info.get("args") is not None:
         try:
             args = _child.from_wire(info["args"])
